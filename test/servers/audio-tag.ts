@@ -1,0 +1,56 @@
+/**
+ * Deterministic "speech" shared by the protocol test servers.
+ *
+ * Every sample of one request's audio has the same magnitude, derived from the request's text, and
+ * alternating sign (an audible square wave, not DC). A test that reads the client's output can
+ * therefore tell, sample by sample, which chunk of text produced it — even across reconnects —
+ * which is how "each chunk voiced exactly once, in order, and nothing stale" is asserted.
+ */
+
+const MIN_TAG = 1000;
+const TAG_RANGE = 30000;
+
+/** FNV-1a over UTF-16 code units: stable, fast, no dependencies. */
+function fnv1a(text: string): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) {
+    hash ^= text.charCodeAt(i);
+    hash = Math.imul(hash, 0x01000193) >>> 0;
+  }
+  return hash;
+}
+
+/** Magnitude (1000..30999) that identifies a piece of text in the synthesized audio. */
+export function tagForText(text: string): number {
+  return MIN_TAG + (fnv1a(text) % TAG_RANGE);
+}
+
+/** Number of samples a text produces at `sampleRate`, given `msPerChar` of audio per character. */
+export function samplesForText(text: string, sampleRate: number, msPerChar: number): number {
+  const chars = Math.max(1, [...text].length);
+  return Math.max(2, Math.round((chars * msPerChar * sampleRate) / 1000));
+}
+
+/** Signed 16-bit little-endian PCM for `text`: `samplesForText` samples of ±tag. */
+export function synthesizeTaggedPcm16(text: string, sampleRate: number, msPerChar: number): Buffer {
+  const tag = tagForText(text);
+  const n = samplesForText(text, sampleRate, msPerChar);
+  const out = Buffer.allocUnsafe(n * 2);
+  for (let i = 0; i < n; i++) out.writeInt16LE(i % 2 === 0 ? tag : -tag, i * 2);
+  return out;
+}
+
+/**
+ * Splits a run of samples into consecutive runs of equal magnitude: `[{tag, samples}]`.
+ * Silence (0) is reported as tag 0 so gaps are visible too.
+ */
+export function tagRuns(samples: Int16Array): Array<{ tag: number; samples: number }> {
+  const runs: Array<{ tag: number; samples: number }> = [];
+  for (const s of samples) {
+    const tag = Math.abs(s);
+    const last = runs[runs.length - 1];
+    if (last && last.tag === tag) last.samples++;
+    else runs.push({ tag, samples: 1 });
+  }
+  return runs;
+}
