@@ -1,0 +1,115 @@
+/**
+ * The LiveKit worker: wiring only.
+ *
+ * `npm start` / `npm run dev` run this file. The main process validates the configuration and
+ * registers with LiveKit; each job runs in a pre-forked process that imports this same file for
+ * `prewarm` (before any call is assigned) and `entry` (per call).
+ */
+import {
+  type JobContext,
+  type JobProcess,
+  ServerOptions,
+  type VAD,
+  cli,
+  defineAgent,
+  log,
+} from '@livekit/agents';
+import * as openai from '@livekit/agents-plugin-openai';
+import * as silero from '@livekit/agents-plugin-silero';
+import { resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { type AppConfig, ConfigError, loadConfig, loadEnvFile, redactedConfig } from './config.js';
+import { createAssistant, createSession } from './session.js';
+import { type CreatedTTS, createTTS } from './tts/factory.js';
+
+export interface ProcessData {
+  vad?: VAD;
+  /** The job's TTS, created (and its socket opened) while the process waited for a call. */
+  voice?: Promise<CreatedTTS>;
+}
+
+interface Prewarmable {
+  prewarm(): void | Promise<void>;
+}
+
+function isPrewarmable(value: object): value is Prewarmable {
+  return typeof (value as Partial<Prewarmable>).prewarm === 'function';
+}
+
+/**
+ * Creates the TTS and opens its connection. The framework never prewarms a session's TTS itself,
+ * so without this the first reply of every call would pay the provider's handshake.
+ */
+export async function prepareVoice(config: AppConfig): Promise<CreatedTTS> {
+  const voice = await createTTS(config);
+  if (isPrewarmable(voice.tts)) await voice.tts.prewarm();
+  return voice;
+}
+
+export async function prewarm(proc: JobProcess<ProcessData>): Promise<void> {
+  proc.userData.vad = await silero.VAD.load();
+
+  const config = loadConfig(process.env, { mode: 'worker' });
+  const voice = prepareVoice(config);
+  // Not awaited: a slow provider must not hold up the process's start. A failure here is
+  // reported by the entry that awaits it, not as an unhandled rejection.
+  voice.catch(() => {});
+  proc.userData.voice = voice;
+}
+
+export async function entry(ctx: JobContext<ProcessData>): Promise<void> {
+  const logger = log().child({ job: ctx.job.id });
+  const config = loadConfig(process.env, { mode: 'worker' });
+  logger.debug({ config: redactedConfig(config) }, 'job starting');
+
+  await ctx.connect();
+
+  const vad = ctx.proc.userData.vad ?? (await silero.VAD.load());
+  const voice = await (ctx.proc.userData.voice ?? prepareVoice(config));
+  ctx.proc.userData.voice = undefined;
+  ctx.addShutdownCallback(() => voice.close());
+
+  const session = createSession(
+    {
+      vad,
+      stt: new openai.STT({
+        apiKey: config.openai.apiKey,
+        model: config.openai.sttModel,
+        detectLanguage: true,
+        vad,
+      }),
+      llm: new openai.LLM({ apiKey: config.openai.apiKey, model: config.openai.llmModel }),
+      tts: voice.tts,
+    },
+    config,
+  );
+  await session.start({ agent: createAssistant(config), room: ctx.room });
+  logger.info({ provider: config.tts.provider }, 'session started');
+}
+
+export default defineAgent<ProcessData>({ prewarm, entry });
+
+const WORKER_COMMANDS = new Set(['start', 'dev', 'connect']);
+
+/**
+ * Validates the configuration before handing over to the LiveKit CLI, so that a missing variable
+ * is one readable message instead of a stack trace from deep inside a plugin.
+ */
+export function runWorkerCli(argv: string[] = process.argv): void {
+  loadEnvFile();
+  let agentName = process.env.AGENT_NAME?.trim() || undefined;
+  if (WORKER_COMMANDS.has(argv[2] ?? '')) {
+    try {
+      agentName = loadConfig(process.env, { mode: 'worker' }).agentName;
+    } catch (error) {
+      if (!(error instanceof ConfigError)) throw error;
+      process.stderr.write(`${error.message}\n`);
+      process.exit(1);
+    }
+  }
+  cli.runApp(new ServerOptions({ agent: fileURLToPath(import.meta.url), agentName }));
+}
+
+const invokedDirectly =
+  process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(import.meta.url);
+if (invokedDirectly) runWorkerCli();

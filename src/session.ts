@@ -1,0 +1,52 @@
+/**
+ * The one place a voice session is assembled. The LiveKit worker (src/agent.ts) and the offline
+ * demo both call these, so what the demo shows is what production runs.
+ */
+import { type VAD, type llm, type stt, type tts, voice } from '@livekit/agents';
+import type { AppConfig } from './config.js';
+
+export interface PipelineComponents {
+  /** Silero in the worker. Without it, turns end on the STT's end of speech. */
+  vad?: VAD;
+  stt: stt.STT;
+  llm: llm.LLM;
+  tts: tts.TTS;
+}
+
+export const ASSISTANT_INSTRUCTIONS = [
+  'You are a friendly voice assistant. Everything you write is spoken aloud by a text-to-speech',
+  'voice, so write for the ear: plain sentences, no markdown, lists, tables, emoji, code or links.',
+  'Be concise: answer in one to three short sentences unless the user asks for more, and put the',
+  'answer itself first.',
+  'Reply in the language the user speaks: Korean (한국어, polite 해요체) when they speak Korean,',
+  'English when they speak English. If they switch languages, switch with them.',
+].join('\n');
+
+/** The agent every session runs: instructions only, so that the components stay swappable. */
+export function createAssistant(_config: AppConfig): voice.Agent {
+  return new voice.Agent({ instructions: ASSISTANT_INSTRUCTIONS });
+}
+
+/**
+ * Builds the session around the given components.
+ *
+ * Turn handling is pinned rather than left to the framework's defaults: its default end-of-turn
+ * model and adaptive interruption call LiveKit Cloud inference (or download a model), which a
+ * self-hosted server or an offline run does not have. Silero VAD ends turns when present; the
+ * STT's end of speech otherwise.
+ */
+export function createSession(
+  components: PipelineComponents,
+  _config: AppConfig,
+): voice.AgentSession {
+  return new voice.AgentSession({
+    vad: components.vad ?? null,
+    stt: components.stt,
+    llm: components.llm,
+    tts: components.tts,
+    turnHandling: {
+      turnDetection: components.vad ? 'vad' : 'stt',
+      interruption: { mode: 'vad' },
+    },
+  });
+}
