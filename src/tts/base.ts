@@ -1,0 +1,108 @@
+import { APIConnectionError, type APIConnectOptions, DEFAULT_API_CONNECT_OPTIONS, tts } from '@livekit/agents';
+import { EventEmitter } from 'node:events';
+import type { ProviderCodec } from './codec.js';
+import type { DriverOptions } from './options.js';
+import { type PoolStats, SocketPool, type SocketPoolOptions } from './pool.js';
+import { DriverStream } from './stream.js';
+import type { TimelineEvents } from './timeline.js';
+
+/**
+ * What every firstword provider shares: one persistent socket pool, one stream driver, one
+ * timeline of what happened. A provider subclass only supplies its codec.
+ */
+export abstract class FirstwordTTS extends tts.TTS {
+  /** Chunk / send / first byte / first frame / interruption events, for budgets and charts. */
+  readonly timeline = new EventEmitter<TimelineEvents>();
+  #codec: ProviderCodec;
+  #pool: SocketPool;
+  #driver: DriverOptions;
+
+  protected constructor(
+    codec: ProviderCodec,
+    driver: DriverOptions,
+    pool: Partial<SocketPoolOptions>,
+    capabilities: { alignedTranscript: boolean },
+  ) {
+    super(codec.sampleRate, 1, { streaming: true, alignedTranscript: capabilities.alignedTranscript });
+    this.#codec = codec;
+    this.#driver = driver;
+    this.#pool = new SocketPool(codec, pool);
+    this.timeline.setMaxListeners(100);
+  }
+
+  override get provider(): string {
+    return this.#codec.provider;
+  }
+
+  get poolStats(): PoolStats {
+    return this.#pool.stats;
+  }
+
+  /** Opens the provider socket (and a warm spare) before the first turn needs it. */
+  prewarm(): Promise<void> {
+    return this.#pool.prewarm();
+  }
+
+  stream(options?: { connOptions?: APIConnectOptions }): DriverStream {
+    return new DriverStream(this, this.#codec, this.#pool, this.#driver, this.timeline, options?.connOptions);
+  }
+
+  /** Same driver with the chunker overridden, e.g. whole text as one unit for `synthesize()`. */
+  protected streamWith(driver: Partial<DriverOptions>, connOptions?: APIConnectOptions): DriverStream {
+    return new DriverStream(this, this.#codec, this.#pool, { ...this.#driver, ...driver }, this.timeline, connOptions);
+  }
+
+  synthesize(text: string, connOptions?: APIConnectOptions, abortSignal?: AbortSignal): tts.ChunkedStream {
+    return new WholeTextStream(text, this, connOptions, abortSignal);
+  }
+
+  override async close(): Promise<void> {
+    await this.#pool.close();
+  }
+
+  /** @internal used by WholeTextStream */
+  _wholeTextStream(connOptions?: APIConnectOptions): DriverStream {
+    // One request for the whole text (split only at the provider's length limit); the inner stream
+    // owns retries, so the outer ChunkedStream does not retry again.
+    return this.streamWith({ chunking: { ...this.#driver.chunking, policy: 'unit' } }, connOptions);
+  }
+}
+
+/** `synthesize()`: the whole text through the same driver and pool, as one unit. */
+class WholeTextStream extends tts.ChunkedStream {
+  readonly label: string;
+  #owner: FirstwordTTS;
+  #connOptions: APIConnectOptions;
+
+  constructor(text: string, owner: FirstwordTTS, connOptions?: APIConnectOptions, abortSignal?: AbortSignal) {
+    super(text, owner, { ...DEFAULT_API_CONNECT_OPTIONS, ...connOptions, maxRetry: 0 }, abortSignal);
+    this.label = `firstword.${owner.provider}.ChunkedStream`;
+    this.#owner = owner;
+    this.#connOptions = { ...DEFAULT_API_CONNECT_OPTIONS, ...connOptions };
+  }
+
+  protected async run(): Promise<void> {
+    const inner = this.#owner._wholeTextStream(this.#connOptions);
+    const onAbort = () => inner.close();
+    this.abortSignal.addEventListener('abort', onAbort, { once: true });
+    let finished = false;
+    try {
+      inner.pushText(this.inputText);
+      inner.endInput();
+      for await (const ev of inner) {
+        if (ev === tts.SynthesizeStream.END_OF_STREAM) {
+          finished = true;
+          break;
+        }
+        if (this.abortSignal.aborted) return;
+        this.queue.put(ev);
+      }
+    } finally {
+      this.abortSignal.removeEventListener('abort', onAbort);
+      inner.close();
+    }
+    if (!finished && !this.abortSignal.aborted) {
+      throw new APIConnectionError({ message: `${this.#owner.provider}: synthesis failed`, options: { retryable: false } });
+    }
+  }
+}

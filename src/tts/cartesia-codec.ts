@@ -1,0 +1,155 @@
+import { APIStatusError, shortuuid } from '@livekit/agents';
+import type { RawData, WebSocket } from 'ws';
+import { z } from 'zod';
+import type { ProviderCodec, ProviderEvent, SendChunk, TrackKey } from './codec.js';
+import { openWebSocket } from './connect.js';
+
+const contextId = z.string().optional().nullable();
+const serverMessage = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('chunk'), data: z.string(), context_id: contextId, done: z.boolean().optional() }),
+  z.object({
+    type: z.literal('timestamps'),
+    context_id: contextId,
+    word_timestamps: z
+      .object({ words: z.array(z.string()), start: z.array(z.number()), end: z.array(z.number()) })
+      .optional()
+      .nullable(),
+  }),
+  z.object({ type: z.literal('done'), context_id: contextId }),
+  z.object({ type: z.literal('flush_done'), context_id: contextId }),
+  z.object({ type: z.literal('phoneme_timestamps'), context_id: contextId }),
+  z.object({
+    type: z.literal('error'),
+    context_id: contextId,
+    done: z.boolean().optional(),
+    status_code: z.number().optional(),
+    // 2026-03-01 and later: structured; earlier versions: one `error` string.
+    error_code: z.string().optional().nullable(),
+    title: z.string().optional().nullable(),
+    message: z.string().optional().nullable(),
+    error: z.string().optional().nullable(),
+  }),
+]);
+type ErrorMessage = Extract<z.infer<typeof serverMessage>, { type: 'error' }>;
+
+export interface CartesiaCodecOptions {
+  apiKey: string;
+  apiVersion: string;
+  voice: string;
+  model: string;
+  language?: string;
+  sampleRate: number;
+  url: string;
+  wordTimestamps: boolean;
+  connectTimeoutMs: number;
+}
+
+/** Cartesia's WebSocket protocol (shared/protocols.md part B): one context per segment, continued. */
+export class CartesiaCodec implements ProviderCodec {
+  readonly provider = 'cartesia';
+  readonly multiplexed = true;
+  readonly trackPer = 'segment' as const;
+  readonly maxRequestChars = 1000;
+  readonly maxInFlight = 64;
+  readonly sampleRate: number;
+  #opts: CartesiaCodecOptions;
+  #base: Record<string, unknown>;
+
+  constructor(opts: CartesiaCodecOptions) {
+    this.#opts = opts;
+    this.sampleRate = opts.sampleRate;
+    this.#base = {
+      model_id: opts.model,
+      voice: { mode: 'id', id: opts.voice },
+      output_format: { container: 'raw', encoding: 'pcm_s16le', sample_rate: opts.sampleRate },
+      ...(opts.language ? { language: opts.language } : {}),
+      // We chunk on the client; letting the server buffer too would only add latency.
+      max_buffer_delay_ms: 0,
+      ...(opts.wordTimestamps ? { add_timestamps: true } : {}),
+    };
+  }
+
+  connect(signal?: AbortSignal): Promise<WebSocket> {
+    return openWebSocket(this.#opts.url, {
+      provider: 'Cartesia',
+      keyEnvName: 'CARTESIA_API_KEY',
+      headers: { 'X-API-Key': this.#opts.apiKey, 'Cartesia-Version': this.#opts.apiVersion },
+      timeoutMs: this.#opts.connectTimeoutMs,
+      signal,
+    });
+  }
+
+  newTrack(): TrackKey {
+    return shortuuid('fwctx_');
+  }
+
+  encode(chunk: SendChunk): string[] {
+    // Transcripts of one context are joined exactly as sent: the separating space is ours to add.
+    return [
+      JSON.stringify({ ...this.#base, context_id: chunk.track, transcript: `${chunk.text} `, continue: !chunk.closesTrack }),
+    ];
+  }
+
+  encodeClose(track: TrackKey): string[] {
+    return [JSON.stringify({ ...this.#base, context_id: track, transcript: '', continue: false })];
+  }
+
+  encodeCancel(track: TrackKey): string[] {
+    return [JSON.stringify({ context_id: track, cancel: true })];
+  }
+
+  decode(data: RawData, _isBinary: boolean): ProviderEvent[] {
+    const parsed = serverMessage.safeParse(JSON.parse(rawText(data)));
+    if (!parsed.success) return [];
+    const msg = parsed.data;
+    const track = msg.context_id ?? undefined;
+    switch (msg.type) {
+      case 'chunk': {
+        if (!track) return [];
+        const events: ProviderEvent[] = [{ type: 'audio', track, pcm: Buffer.from(msg.data, 'base64') }];
+        if (msg.done) events.push({ type: 'end', track });
+        return events;
+      }
+      case 'timestamps': {
+        const ts = msg.word_timestamps;
+        if (!track || !ts) return [];
+        const timings = ts.words.map((w, i) => ({ text: `${w} `, start: ts.start[i] ?? 0, end: ts.end[i] ?? 0 }));
+        return [{ type: 'timings', track, timings }];
+      }
+      case 'done':
+        return track ? [{ type: 'end', track }] : [];
+      case 'flush_done':
+      case 'phoneme_timestamps':
+        return [];
+      case 'error':
+        return [this.#error(msg, track)];
+    }
+  }
+
+  #error(msg: ErrorMessage, track: TrackKey | undefined): ProviderEvent {
+    const status = msg.status_code ?? 500;
+    const code = msg.error_code ?? undefined;
+    const text = msg.message ?? msg.error ?? msg.title ?? 'no message';
+    const auth = status === 401 || status === 403;
+    // Empty/punctuation-only first transcript (typical after a tool call): nothing to say, not a failure.
+    const emptyTranscript = status === 400 && /empty|only punctuation/i.test(text);
+    let message = `Cartesia error ${code ?? status}: ${text}`;
+    if (auth) message = `Cartesia rejected the API key (${status}): check CARTESIA_API_KEY`;
+    else if (code === 'model_not_found' || code === 'model_sunsetted' || /invalid model/i.test(text)) {
+      message = `Cartesia does not serve model ${JSON.stringify(this.#opts.model)} (${code ?? 'invalid model'}): set CARTESIA_MODEL to a current model such as sonic-3`;
+    } else if (status === 429 || code === 'concurrency_limited') {
+      message = `Cartesia concurrency limit reached (${code ?? 429}): too many active contexts for this API key`;
+    }
+    const error = new APIStatusError({
+      message,
+      options: { statusCode: status, retryable: !auth && (status >= 500 || status === 429) },
+    });
+    return { type: 'error', track, error, closesSocket: auth, endsTrackQuietly: emptyTranscript };
+  }
+}
+
+function rawText(data: RawData): string {
+  if (Buffer.isBuffer(data)) return data.toString('utf8');
+  if (Array.isArray(data)) return Buffer.concat(data).toString('utf8');
+  return Buffer.from(data as ArrayBuffer).toString('utf8');
+}

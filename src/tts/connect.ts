@@ -1,0 +1,102 @@
+import { APIConnectionError, APIStatusError, APITimeoutError } from '@livekit/agents';
+import type { IncomingMessage } from 'node:http';
+import { WebSocket } from 'ws';
+
+export interface ConnectOptions {
+  provider: string;
+  /** The env variable that holds the key, named in auth errors so the fix is obvious. */
+  keyEnvName: string;
+  headers: Record<string, string>;
+  timeoutMs: number;
+  signal?: AbortSignal;
+}
+
+/**
+ * Opens a WebSocket and maps every way the handshake can fail to an APIError: auth failures are
+ * not retryable (retrying a bad key only burns the provider's connection limit), everything else is.
+ */
+export function openWebSocket(url: string, opts: ConnectOptions): Promise<WebSocket> {
+  return new Promise((resolve, reject) => {
+    if (opts.signal?.aborted) {
+      reject(new APIConnectionError({ message: `${opts.provider}: connect aborted`, options: { retryable: false } }));
+      return;
+    }
+    const ws = new WebSocket(url, { headers: opts.headers, handshakeTimeout: opts.timeoutMs, perMessageDeflate: false });
+    let settled = false;
+    const settle = (err?: Error) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      opts.signal?.removeEventListener('abort', onAbort);
+      ws.off('open', onOpen);
+      if (err) {
+        ws.on('error', () => {});
+        ws.terminate();
+        reject(err);
+      } else {
+        resolve(ws);
+      }
+    };
+    const onOpen = () => settle();
+    const onAbort = () =>
+      settle(new APIConnectionError({ message: `${opts.provider}: connect aborted`, options: { retryable: false } }));
+    const timer = setTimeout(
+      () => settle(new APITimeoutError({ message: `${opts.provider}: connect timed out after ${opts.timeoutMs} ms` })),
+      opts.timeoutMs,
+    );
+    opts.signal?.addEventListener('abort', onAbort, { once: true });
+    ws.once('open', onOpen);
+    ws.once('error', (err) => settle(new APIConnectionError({ message: `${opts.provider}: ${err.message}` })));
+    ws.once('unexpected-response', (_req, res: IncomingMessage) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => settle(handshakeError(opts, res.statusCode ?? 0, Buffer.concat(chunks).toString('utf8'))));
+      res.on('error', () => settle(handshakeError(opts, res.statusCode ?? 0, '')));
+    });
+  });
+}
+
+export function handshakeError(opts: Pick<ConnectOptions, 'provider' | 'keyEnvName'>, status: number, body: string): APIStatusError {
+  const detail = body.slice(0, 200).replace(/\s+/g, ' ').trim();
+  if (status === 401 || status === 403) {
+    return new APIStatusError({
+      message: `${opts.provider} rejected the API key (HTTP ${status}): check ${opts.keyEnvName}${detail ? ` — ${detail}` : ''}`,
+      options: { statusCode: status, retryable: false },
+    });
+  }
+  return new APIStatusError({
+    message: `${opts.provider} refused the connection (HTTP ${status})${detail ? `: ${detail}` : ''}`,
+    options: { statusCode: status, retryable: status === 429 || status >= 500 },
+  });
+}
+
+/**
+ * Builds a provider URL from a base and a path. Keys travel in headers, so a plain-text scheme to a
+ * remote host would leak them: only loopback may use ws:// or http:// unless explicitly allowed.
+ */
+export function providerUrl(base: string, path: string, scheme: 'ws' | 'http', allowInsecure = false): string {
+  let url: URL;
+  try {
+    url = new URL(base);
+  } catch {
+    throw new Error(`invalid provider base URL: ${JSON.stringify(base)}`);
+  }
+  const secure = url.protocol === 'https:' || url.protocol === 'wss:';
+  if (!secure && url.protocol !== 'http:' && url.protocol !== 'ws:') {
+    throw new Error(`unsupported provider URL scheme ${url.protocol} (use wss:// or https://)`);
+  }
+  if (!secure && !allowInsecure && !isLoopback(url.hostname)) {
+    throw new Error(
+      `refusing an unencrypted provider URL for a non-loopback host (${url.host}); use wss:// or https://, or set allowInsecure`,
+    );
+  }
+  const proto = scheme === 'ws' ? (secure ? 'wss:' : 'ws:') : secure ? 'https:' : 'http:';
+  url.protocol = proto;
+  url.pathname = url.pathname.replace(/\/+$/, '') + path;
+  return url.toString();
+}
+
+function isLoopback(host: string): boolean {
+  const h = host.replace(/^\[|\]$/g, '');
+  return h === 'localhost' || h === '::1' || /^127\.\d+\.\d+\.\d+$/.test(h);
+}

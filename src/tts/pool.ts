@@ -1,0 +1,214 @@
+import { APIConnectionError, APIError, log } from '@livekit/agents';
+import type { ProviderCodec } from './codec.js';
+import { ProviderSocket } from './socket.js';
+
+export interface SocketPoolOptions {
+  /** Sockets per TTS instance: one in use plus one warm spare by default. */
+  maxSockets: number;
+  /** Keep a spare socket open so a turn after a barge-in never waits behind stale requests. */
+  warmSpare: boolean;
+  /** Sockets idle longer than this are replaced before use (providers close idle sockets). */
+  maxIdleMs: number;
+  /** Sockets older than this are replaced before use, so one call cannot pin a socket forever. */
+  maxAgeMs: number;
+  inactivityTimeoutMs: number;
+  /** Reconnect backoff after a failed connect. */
+  backoffBaseMs: number;
+  backoffMaxMs: number;
+}
+
+export const DEFAULT_POOL_OPTIONS: SocketPoolOptions = {
+  maxSockets: 2,
+  warmSpare: true,
+  maxIdleMs: 240_000, // Cartesia closes idle sockets at 5 min; refresh before that
+  maxAgeMs: 900_000,
+  inactivityTimeoutMs: 5_000,
+  backoffBaseMs: 100,
+  backoffMaxMs: 5_000,
+};
+
+export interface PoolStats {
+  open: number;
+  opened: number;
+  staleEventsDropped: number;
+}
+
+/**
+ * Persistent provider sockets for one TTS instance. Opened by `prewarm()` or the first turn,
+ * reused across turns and interruptions, replaced when stale, and reconnected with capped
+ * exponential backoff. A socket still draining stale requests (in-order providers) is not handed
+ * to a new turn while a clean one exists or can be opened.
+ */
+export class SocketPool {
+  #codec: ProviderCodec;
+  #opts: SocketPoolOptions;
+  #sockets = new Set<ProviderSocket>();
+  #connecting = new Set<Promise<ProviderSocket>>();
+  #opened = 0;
+  #droppedFromClosed = 0;
+  #failures = 0;
+  #nextAttemptAt = 0;
+  #closed = false;
+  #warm = false;
+  #logger = log();
+
+  constructor(codec: ProviderCodec, opts: Partial<SocketPoolOptions> = {}) {
+    this.#codec = codec;
+    this.#opts = { ...DEFAULT_POOL_OPTIONS, ...opts };
+    if (!codec.multiplexed && this.#opts.maxSockets < 1) throw new Error('maxSockets must be ≥ 1');
+  }
+
+  get stats(): PoolStats {
+    let dropped = this.#droppedFromClosed;
+    for (const s of this.#sockets) dropped += s.staleEventsDropped;
+    return { open: this.#sockets.size, opened: this.#opened, staleEventsDropped: dropped };
+  }
+
+  /** Opens the first socket (and the spare) ahead of the first turn. */
+  async prewarm(): Promise<void> {
+    this.#warm = true;
+    if (this.#sockets.size === 0) await this.#open();
+    this.#topUpSpare();
+  }
+
+  /** Leases a socket for one stream; `release()` it when the stream ends. */
+  async acquire(signal?: AbortSignal): Promise<ProviderSocket> {
+    if (this.#closed) throw new APIConnectionError({ message: 'TTS is closed', options: { retryable: false } });
+    this.#evictStale();
+    let socket = this.#pickClean();
+    if (!socket && this.#sockets.size + this.#connecting.size < this.#opts.maxSockets) {
+      socket = await this.#open(signal);
+    }
+    if (!socket && this.#connecting.size > 0) {
+      await Promise.race([...this.#connecting]).catch(() => undefined);
+      socket = this.#pickClean();
+    }
+    // Every socket is busy: share the least loaded rather than fail the turn.
+    socket ??= this.#pickLeastLoaded() ?? (await this.#open(signal));
+    socket.leases++;
+    socket.lastUsedAt = Date.now();
+    this.#topUpSpare();
+    return socket;
+  }
+
+  release(socket: ProviderSocket): void {
+    socket.leases = Math.max(0, socket.leases - 1);
+    socket.lastUsedAt = Date.now();
+  }
+
+  /** Discards a socket that misbehaved (the next acquire opens a fresh one). */
+  discard(socket: ProviderSocket): void {
+    socket.close();
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    await Promise.allSettled([...this.#connecting]);
+    for (const s of [...this.#sockets]) s.close();
+  }
+
+  #usable(s: ProviderSocket): boolean {
+    return s.isOpen;
+  }
+
+  #isClean(s: ProviderSocket): boolean {
+    if (!this.#usable(s)) return false;
+    return this.#codec.multiplexed ? true : s.leases === 0 && s.outstanding === 0;
+  }
+
+  #pickClean(): ProviderSocket | undefined {
+    let best: ProviderSocket | undefined;
+    for (const s of this.#sockets) {
+      if (!this.#isClean(s)) continue;
+      // Prefer the most recently used socket so the spare stays a spare.
+      if (!best || s.lastUsedAt > best.lastUsedAt) best = s;
+    }
+    return best;
+  }
+
+  #pickLeastLoaded(): ProviderSocket | undefined {
+    let best: ProviderSocket | undefined;
+    for (const s of this.#sockets) {
+      if (!this.#usable(s)) continue;
+      if (!best || s.outstanding + s.leases < best.outstanding + best.leases) best = s;
+    }
+    return best;
+  }
+
+  #evictStale(): void {
+    const now = Date.now();
+    for (const s of [...this.#sockets]) {
+      if (s.leases > 0 || s.outstanding > 0) continue;
+      if (!s.isOpen || now - s.lastUsedAt > this.#opts.maxIdleMs || now - s.openedAt > this.#opts.maxAgeMs) {
+        s.close();
+      }
+    }
+  }
+
+  #topUpSpare(): void {
+    if (!this.#warm || !this.#opts.warmSpare || this.#closed) return;
+    const total = this.#sockets.size + this.#connecting.size;
+    if (total >= this.#opts.maxSockets) return;
+    const cleanIdle = [...this.#sockets].some((s) => this.#isClean(s) && s.leases === 0);
+    if (cleanIdle && total >= 1) return;
+    void this.#open().catch(() => undefined);
+  }
+
+  async #open(signal?: AbortSignal): Promise<ProviderSocket> {
+    const wait = this.#nextAttemptAt - Date.now();
+    if (wait > 0) await sleep(wait, signal);
+    const attempt = (async () => {
+      try {
+        const ws = await this.#codec.connect(signal);
+        if (this.#closed) {
+          ws.terminate();
+          throw new APIConnectionError({ message: 'TTS is closed', options: { retryable: false } });
+        }
+        const socket = new ProviderSocket(
+          ws,
+          this.#codec,
+          { inactivityTimeoutMs: this.#opts.inactivityTimeoutMs },
+          { onIdle: () => this.#topUpSpare(), onClosed: (s) => this.#forget(s) },
+        );
+        this.#sockets.add(socket);
+        this.#opened++;
+        this.#failures = 0;
+        this.#nextAttemptAt = 0;
+        return socket;
+      } catch (err) {
+        this.#failures++;
+        const backoff = Math.min(this.#opts.backoffMaxMs, this.#opts.backoffBaseMs * 2 ** (this.#failures - 1));
+        this.#nextAttemptAt = Date.now() + backoff * (0.5 + Math.random() / 2);
+        throw err instanceof APIError ? err : new APIConnectionError({ message: String(err) });
+      }
+    })();
+    this.#connecting.add(attempt);
+    try {
+      return await attempt;
+    } finally {
+      this.#connecting.delete(attempt);
+    }
+  }
+
+  #forget(socket: ProviderSocket): void {
+    this.#droppedFromClosed += socket.staleEventsDropped;
+    this.#sockets.delete(socket);
+    if (this.#warm && !this.#closed && this.#sockets.size === 0) {
+      // Keep the next turn handshake-free: reconnect in the background (backoff applies).
+      void this.#open().then(() => this.#topUpSpare(), (err) => {
+        this.#logger.debug({ provider: this.#codec.provider, err: String(err) }, 'background reconnect failed');
+      });
+    }
+  }
+}
+
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(new APIConnectionError({ message: 'aborted', options: { retryable: false } }));
+    const t = setTimeout(resolve, ms);
+    signal?.addEventListener('abort', () => {
+      clearTimeout(t);
+      reject(new APIConnectionError({ message: 'aborted', options: { retryable: false } }));
+    }, { once: true });
+  });
+}

@@ -1,0 +1,168 @@
+import { APIStatusError } from '@livekit/agents';
+import type { RawData, WebSocket } from 'ws';
+import { z } from 'zod';
+import type { ProviderCodec, ProviderEvent, SendChunk, TrackKey, TrackTiming } from './codec.js';
+import { openWebSocket } from './connect.js';
+
+const timestampsSchema = z.object({
+  graph_chars: z.array(z.string()),
+  graph_times: z.array(z.tuple([z.number(), z.number()])),
+});
+
+const serverMessage = z.discriminatedUnion('type', [
+  z.object({
+    type: z.literal('audio'),
+    audio_content: z.string(),
+    request_id: z.union([z.number(), z.string()]),
+    sample_rate: z.number().optional(),
+    audio_timestamps: timestampsSchema.partial().optional().nullable(),
+  }),
+  z.object({ type: z.literal('audio_end'), request_id: z.union([z.number(), z.string()]) }),
+  z.object({
+    type: z.literal('error'),
+    success: z.literal(false).optional(),
+    error_name: z.string().optional(),
+    message: z.string().optional(),
+    status_code: z.number().optional(),
+    request_id: z.union([z.number(), z.string()]).optional().nullable(),
+    error_params: z.record(z.string(), z.unknown()).optional().nullable(),
+  }),
+]);
+
+export interface ResembleCodecOptions {
+  apiKey: string;
+  voiceUuid: string;
+  projectUuid?: string;
+  model?: string;
+  sampleRate: number;
+  url: string;
+  binaryResponse: boolean;
+  connectTimeoutMs: number;
+  maxInFlight: number;
+}
+
+/** Resemble's WebSocket protocol (shared/protocols.md part A): one request per chunk, in order. */
+export class ResembleCodec implements ProviderCodec {
+  readonly provider = 'resemble';
+  readonly multiplexed = false;
+  readonly trackPer = 'chunk' as const;
+  readonly maxRequestChars = 3000;
+  readonly sampleRate: number;
+  readonly maxInFlight: number;
+  #opts: ResembleCodecOptions;
+  #nextRequestId = 1;
+
+  constructor(opts: ResembleCodecOptions) {
+    this.#opts = opts;
+    this.sampleRate = opts.sampleRate;
+    // Binary frames carry no request id: only one request may be in flight to attribute them.
+    this.maxInFlight = opts.binaryResponse ? 1 : opts.maxInFlight;
+  }
+
+  connect(signal?: AbortSignal): Promise<WebSocket> {
+    return openWebSocket(this.#opts.url, {
+      provider: 'Resemble',
+      keyEnvName: 'RESEMBLE_API_KEY',
+      headers: { Authorization: `Bearer ${this.#opts.apiKey}` },
+      timeoutMs: this.#opts.connectTimeoutMs,
+      signal,
+    });
+  }
+
+  newTrack(): TrackKey {
+    return String(this.#nextRequestId++);
+  }
+
+  encode(chunk: SendChunk): string[] {
+    const o = this.#opts;
+    return [
+      JSON.stringify({
+        voice_uuid: o.voiceUuid,
+        data: chunk.text,
+        request_id: Number(chunk.track),
+        ...(o.projectUuid ? { project_uuid: o.projectUuid } : {}),
+        ...(o.model ? { model: o.model } : {}),
+        binary_response: o.binaryResponse,
+        output_format: 'wav',
+        sample_rate: o.sampleRate,
+        precision: 'PCM_16',
+        no_audio_header: true,
+      }),
+    ];
+  }
+
+  encodeClose(): string[] {
+    return [];
+  }
+
+  encodeCancel(): string[] {
+    return []; // Resemble has no cancel: stale frames are dropped by request id
+  }
+
+  decode(data: RawData, isBinary: boolean, fifoHead: TrackKey | undefined): ProviderEvent[] {
+    if (isBinary) {
+      return fifoHead === undefined ? [] : [{ type: 'audio', track: fifoHead, pcm: toBuffer(data) }];
+    }
+    const parsed = serverMessage.safeParse(JSON.parse(toBuffer(data).toString('utf8')));
+    if (!parsed.success) return [];
+    const msg = parsed.data;
+    switch (msg.type) {
+      case 'audio':
+        return [
+          {
+            type: 'audio',
+            track: String(msg.request_id),
+            pcm: Buffer.from(msg.audio_content, 'base64'),
+            timings: wordTimings(msg.audio_timestamps ?? undefined),
+          },
+        ];
+      case 'audio_end':
+        return [{ type: 'end', track: String(msg.request_id) }];
+      case 'error':
+        return [this.#error(msg)];
+    }
+  }
+
+  #error(msg: { error_name?: string; message?: string; status_code?: number; request_id?: number | string | null }): ProviderEvent {
+    const status = msg.status_code ?? 500;
+    const name = msg.error_name ?? 'Error';
+    const auth = status === 401 || status === 403 || name === 'ConnectionFailure' || name === 'Unauthorized';
+    const message = auth
+      ? `Resemble rejected the connection (${name} ${status}): check RESEMBLE_API_KEY and that the plan includes WebSocket streaming`
+      : `Resemble error ${name} (${status}): ${msg.message ?? 'no message'}`;
+    const error = new APIStatusError({
+      message,
+      options: { statusCode: status, retryable: !auth && (status >= 500 || status === 429) },
+    });
+    const track = msg.request_id === undefined || msg.request_id === null ? undefined : String(msg.request_id);
+    return { type: 'error', track, error, closesSocket: auth };
+  }
+}
+
+function toBuffer(data: RawData): Buffer {
+  if (Buffer.isBuffer(data)) return data;
+  if (Array.isArray(data)) return Buffer.concat(data);
+  return Buffer.from(data as ArrayBuffer);
+}
+
+/** Grapheme timings → word timings (a word ends at a space), in seconds from the request's start. */
+function wordTimings(ts: { graph_chars?: string[]; graph_times?: [number, number][] } | undefined): TrackTiming[] | undefined {
+  if (!ts?.graph_chars?.length || !ts.graph_times?.length) return undefined;
+  const words: TrackTiming[] = [];
+  let text = '';
+  let start = 0;
+  let end = 0;
+  ts.graph_chars.forEach((ch, i) => {
+    const [s, e] = ts.graph_times![i] ?? [end, end];
+    if (/\s/.test(ch)) {
+      if (text) words.push({ text: text + ' ', start, end });
+      text = '';
+      return;
+    }
+    if (!text) start = s;
+    text += ch;
+    end = e;
+  });
+  if (text) words.push({ text: text + ' ', start, end });
+  return words;
+}

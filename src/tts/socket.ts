@@ -1,0 +1,248 @@
+import { APIConnectionError, APITimeoutError, type APIError, log } from '@livekit/agents';
+import type { RawData, WebSocket } from 'ws';
+import type { ProviderCodec, ProviderEvent, TrackKey } from './codec.js';
+
+/** Receives the events of the tracks a stream owns on a socket. */
+export interface TrackOwner {
+  onTrackEvent(event: ProviderEvent & { track: TrackKey }): void;
+  /** The socket failed (dropped, stalled, or a connection-level error) while this owner had tracks on it. */
+  onSocketFailure(error: APIError): void;
+}
+
+interface Outstanding {
+  owner: TrackOwner | null; // null once the owning stream was interrupted: its frames are stale
+  progressAt: number; // last send, audio, or (FIFO) time the track reached the head of the queue
+}
+
+export interface ProviderSocketOptions {
+  /** A track that makes no progress for this long fails its socket. */
+  inactivityTimeoutMs: number;
+}
+
+let nextSocketId = 1;
+
+/**
+ * One live provider WebSocket: routes decoded events to the stream that owns each track, drops
+ * events of stale (interrupted) tracks, and watches for tracks that stop making progress.
+ */
+export class ProviderSocket {
+  readonly id = nextSocketId++;
+  readonly openedAt = Date.now();
+  lastUsedAt = Date.now();
+  leases = 0;
+  #ws: WebSocket;
+  #codec: ProviderCodec;
+  #opts: ProviderSocketOptions;
+  #tracks = new Map<TrackKey, Outstanding>(); // insertion order == send order (FIFO)
+  #closed = false;
+  #watchdog: NodeJS.Timeout | null = null;
+  #staleDropped = 0;
+  #onIdle: (socket: ProviderSocket) => void;
+  #onClosed: (socket: ProviderSocket) => void;
+  #logger = log();
+
+  constructor(
+    ws: WebSocket,
+    codec: ProviderCodec,
+    opts: ProviderSocketOptions,
+    hooks: { onIdle: (s: ProviderSocket) => void; onClosed: (s: ProviderSocket) => void },
+  ) {
+    this.#ws = ws;
+    this.#codec = codec;
+    this.#opts = opts;
+    this.#onIdle = hooks.onIdle;
+    this.#onClosed = hooks.onClosed;
+    ws.on('message', (data: RawData, isBinary: boolean) => this.#onMessage(data, isBinary));
+    ws.on('close', (code: number) =>
+      this.#fail(
+        new APIConnectionError({ message: `${codec.provider} socket closed (code ${code})` }),
+      ),
+    );
+    ws.on('error', (err: Error) =>
+      this.#fail(new APIConnectionError({ message: `${codec.provider} socket error: ${err.message}` })),
+    );
+  }
+
+  get isOpen(): boolean {
+    return !this.#closed && this.#ws.readyState === this.#ws.OPEN;
+  }
+
+  /** Outstanding tracks, stale ones included. */
+  get outstanding(): number {
+    return this.#tracks.size;
+  }
+
+  /** Tracks whose owner was interrupted but whose audio has not finished arriving. */
+  get staleOutstanding(): number {
+    let n = 0;
+    for (const t of this.#tracks.values()) if (!t.owner) n++;
+    return n;
+  }
+
+  /** Events dropped because they belonged to an interrupted stream. */
+  get staleEventsDropped(): number {
+    return this.#staleDropped;
+  }
+
+  /** Outstanding tracks owned by `owner` (for in-flight caps). */
+  inFlightFor(owner: TrackOwner): number {
+    let n = 0;
+    for (const t of this.#tracks.values()) if (t.owner === owner) n++;
+    return n;
+  }
+
+  /** Registers a track and sends its messages. */
+  send(track: TrackKey, owner: TrackOwner, messages: string[]): void {
+    if (!this.isOpen) {
+      throw new APIConnectionError({ message: `${this.#codec.provider} socket is not open` });
+    }
+    const now = Date.now();
+    const known = this.#tracks.get(track);
+    if (known) known.progressAt = this.#isHead(track) || this.#codec.multiplexed ? now : known.progressAt;
+    else this.#tracks.set(track, { owner, progressAt: now });
+    this.lastUsedAt = now;
+    for (const m of messages) this.#ws.send(m);
+    this.#armWatchdog();
+  }
+
+  /** Sends messages for a track without registering it (close/cancel). */
+  sendRaw(messages: string[]): void {
+    if (!this.isOpen) return;
+    for (const m of messages) this.#ws.send(m);
+  }
+
+  /**
+   * Marks the owner's tracks stale: their later events are dropped. For a multiplexed provider the
+   * tracks are also cancelled and forgotten at once (the socket stays usable); for an in-order
+   * provider they stay outstanding until they drain, because they still block the queue.
+   */
+  abandon(owner: TrackOwner): void {
+    for (const [key, t] of this.#tracks) {
+      if (t.owner !== owner) continue;
+      t.owner = null;
+      const cancel = this.#codec.encodeCancel(key);
+      if (cancel.length) this.sendRaw(cancel);
+      if (this.#codec.multiplexed) this.#tracks.delete(key);
+    }
+    this.#maybeIdle();
+  }
+
+  /** Closes without waiting for a close acknowledgement (Resemble never sends one). */
+  close(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#clearWatchdog();
+    this.#ws.removeAllListeners('message');
+    this.#ws.on('error', () => {}); // teardown must never crash the process
+    try {
+      this.#ws.terminate();
+    } catch {
+      // already gone
+    }
+    this.#onClosed(this);
+  }
+
+  #isHead(track: TrackKey): boolean {
+    const first = this.#tracks.keys().next();
+    return !first.done && first.value === track;
+  }
+
+  #fifoHead(): TrackKey | undefined {
+    const first = this.#tracks.keys().next();
+    return first.done ? undefined : first.value;
+  }
+
+  #onMessage(data: RawData, isBinary: boolean): void {
+    let events: ProviderEvent[];
+    try {
+      events = this.#codec.decode(data, isBinary, this.#fifoHead());
+    } catch (err) {
+      this.#logger.warn({ provider: this.#codec.provider, err }, 'undecodable provider message');
+      return;
+    }
+    for (const ev of events) this.#route(ev);
+  }
+
+  #route(ev: ProviderEvent): void {
+    const now = Date.now();
+    if (ev.track === undefined) {
+      if (ev.type === 'error') {
+        if (ev.closesSocket) this.#fail(ev.error);
+        else this.#failOwners(ev.error);
+      }
+      return;
+    }
+    const t = this.#tracks.get(ev.track);
+    if (!t) {
+      this.#staleDropped++;
+      return;
+    }
+    t.progressAt = now;
+    this.lastUsedAt = now;
+    const terminal = ev.type === 'end' || ev.type === 'error';
+    if (terminal) {
+      this.#tracks.delete(ev.track);
+      const head = this.#fifoHead();
+      if (head !== undefined && !this.#codec.multiplexed) this.#tracks.get(head)!.progressAt = now;
+    }
+    if (t.owner) t.owner.onTrackEvent(ev as ProviderEvent & { track: TrackKey });
+    else this.#staleDropped++;
+    if (ev.type === 'error' && ev.closesSocket) this.#fail(ev.error);
+    if (terminal) this.#maybeIdle();
+  }
+
+  #maybeIdle(): void {
+    if (this.#tracks.size === 0 && this.isOpen) this.#onIdle(this);
+  }
+
+  #failOwners(error: APIError): void {
+    const owners = new Set<TrackOwner>();
+    for (const t of this.#tracks.values()) if (t.owner) owners.add(t.owner);
+    for (const o of owners) o.onSocketFailure(error);
+  }
+
+  #fail(error: APIError): void {
+    if (this.#closed) return;
+    const owners = new Set<TrackOwner>();
+    for (const t of this.#tracks.values()) if (t.owner) owners.add(t.owner);
+    this.#tracks.clear();
+    this.close();
+    for (const o of owners) o.onSocketFailure(error);
+  }
+
+  #clearWatchdog(): void {
+    if (this.#watchdog) clearTimeout(this.#watchdog);
+    this.#watchdog = null;
+  }
+
+  /** One timer per socket, re-armed for the oldest deadline among the tracks that must progress. */
+  #armWatchdog(): void {
+    this.#clearWatchdog();
+    if (this.#closed || this.#tracks.size === 0) return;
+    let oldest = Infinity;
+    if (this.#codec.multiplexed) {
+      for (const t of this.#tracks.values()) oldest = Math.min(oldest, t.progressAt);
+    } else {
+      oldest = this.#tracks.values().next().value!.progressAt;
+    }
+    const wait = Math.max(0, oldest + this.#opts.inactivityTimeoutMs - Date.now());
+    this.#watchdog = setTimeout(() => this.#onWatchdog(), wait + 1);
+    this.#watchdog.unref?.();
+  }
+
+  #onWatchdog(): void {
+    this.#watchdog = null;
+    const now = Date.now();
+    const tracks = this.#codec.multiplexed ? [...this.#tracks.values()] : [this.#tracks.values().next().value];
+    const stalled = tracks.some((t) => t && now - t.progressAt >= this.#opts.inactivityTimeoutMs);
+    if (stalled) {
+      this.#fail(
+        new APITimeoutError({
+          message: `${this.#codec.provider} sent nothing for ${this.#opts.inactivityTimeoutMs} ms on an active request`,
+        }),
+      );
+    } else {
+      this.#armWatchdog();
+    }
+  }
+}

@@ -1,0 +1,29 @@
+import type { Chunk } from '../chunking/index.js';
+
+/**
+ * What the driver observed, as it happened (ms on the `performance.now()` clock). The demo's
+ * waterfall, the latency budget and heard-text reconstruction are all built from these.
+ */
+export interface TimelineEvents {
+  chunk: [{ streamId: string; segmentId: string; index: number; chunk: Chunk; at: number }];
+  sent: [{ streamId: string; segmentId: string; track: string; text: string; at: number }];
+  first_byte: [{ streamId: string; segmentId: string; track: string; at: number }];
+  first_frame: [{ streamId: string; segmentId: string; at: number }];
+  /** A track finished playing: the raw-reply ranges it voiced and where its audio sits in the segment. */
+  track_done: [
+    {
+      streamId: string;
+      segmentId: string;
+      track: string;
+      chunks: Chunk[];
+      startSample: number;
+      endSample: number;
+      sampleRate: number;
+      at: number;
+    },
+  ];
+  interrupted: [{ streamId: string; at: number; staleTracks: number }];
+  retry: [{ streamId: string; at: number; error: string; retryable: boolean }];
+}
+
+export const now = (): number => performance.now();
