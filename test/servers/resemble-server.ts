@@ -1,0 +1,186 @@
+/**
+ * A protocol-faithful local Resemble WebSocket TTS server (protocols.md part A, A.13) for tests and
+ * benchmarks: upgrade on `/stream` with Bearer auth, JSON requests, tagged PCM audio (see
+ * ./audio-tag.ts) streamed with real timers, and knobs for latency, framing and faults.
+ * Knobs are documented in ./resemble/options.ts and ./README.md.
+ */
+import { createServer, STATUS_CODES, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
+import { WebSocketServer, type WebSocket } from 'ws';
+import { connectionFailureFrame } from './resemble/frames.js';
+import {
+  RESEMBLE_SERVER_DEFAULTS,
+  type ReceivedRequest,
+  type RejectedRequest,
+  type ResembleServerOptions,
+} from './resemble/options.js';
+import { ResembleSession } from './resemble/session.js';
+
+export type {
+  ReceivedRequest,
+  RejectedRequest,
+  ResembleErrorNames,
+  ResembleFault,
+  ResembleServerOptions,
+} from './resemble/options.js';
+export { RESEMBLE_SERVER_DEFAULTS } from './resemble/options.js';
+export { readWavHeader, buildWavHeader } from './resemble/wav-header.js';
+
+export interface ResembleServer {
+  /** `ws://127.0.0.1:PORT`; clients connect to `${url}/stream`. */
+  url: string;
+  port: number;
+  /** Every valid request, in arrival order. */
+  received: ReceivedRequest[];
+  /** Requests answered with a validation error (extra, for tests). */
+  rejected: RejectedRequest[];
+  /** Total accepted upgrades (including ones then refused by an auth error frame). */
+  connectionsOpened: number;
+  openConnections(): number;
+  /** Takes effect for later requests (and later upgrades). */
+  setOptions(patch: Partial<ResembleServerOptions>): void;
+  /** Abrupt TCP drop of every socket: clients see 1006. */
+  dropAllConnections(): void;
+  close(): Promise<void>;
+}
+
+function bearerKey(req: IncomingMessage): string | undefined {
+  const match = /^Bearer\s+(.+)$/i.exec(req.headers.authorization ?? '');
+  return match?.[1]?.trim();
+}
+
+function refuseUpgrade(socket: Duplex, status: number, body: Record<string, unknown>): void {
+  const json = JSON.stringify(body);
+  socket.on('error', () => socket.destroy());
+  socket.end(
+    `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\n` +
+      'Connection: close\r\nContent-Type: application/json\r\n' +
+      `Content-Length: ${Buffer.byteLength(json)}\r\n\r\n${json}`,
+    () => socket.destroy(),
+  );
+}
+
+function errorBody(errorName: string, status: number, message: string): Record<string, unknown> {
+  return { type: 'error', success: false, error_name: errorName, status_code: status, message };
+}
+
+class LocalResembleServer implements ResembleServer {
+  readonly url: string;
+  readonly port: number;
+  readonly received: ReceivedRequest[] = [];
+  readonly rejected: RejectedRequest[] = [];
+  #connectionsOpened = 0;
+  #options: ResembleServerOptions;
+  #http: Server;
+  #wss = new WebSocketServer({ noServer: true, perMessageDeflate: false, clientTracking: false });
+  /** Every open socket; sessions only for authenticated ones. */
+  #sockets = new Map<WebSocket, ResembleSession | undefined>();
+  #openByKey = new Map<string, number>();
+
+  constructor(http: Server, options: ResembleServerOptions) {
+    this.#http = http;
+    this.#options = options;
+    this.port = (http.address() as AddressInfo).port;
+    this.url = `ws://127.0.0.1:${this.port}`;
+    http.on('upgrade', (req, socket, head) => this.#onUpgrade(req, socket, head));
+  }
+
+  get connectionsOpened(): number {
+    return this.#connectionsOpened;
+  }
+
+  openConnections(): number {
+    return this.#sockets.size;
+  }
+
+  setOptions(patch: Partial<ResembleServerOptions>): void {
+    this.#options = { ...this.#options, ...patch };
+  }
+
+  dropAllConnections(): void {
+    for (const [ws, session] of this.#sockets) {
+      session?.end();
+      ws.terminate();
+    }
+  }
+
+  async close(): Promise<void> {
+    this.dropAllConnections();
+    this.#wss.close();
+    await new Promise<void>((resolve) => {
+      this.#http.close(() => resolve());
+      this.#http.closeAllConnections();
+    });
+  }
+
+  #onUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
+    const options = this.#options;
+    const path = new URL(req.url ?? '/', 'http://localhost').pathname;
+    if (path !== '/stream') {
+      refuseUpgrade(socket, 404, errorBody('NotFound', 404, `no WebSocket endpoint at ${path}`));
+      return;
+    }
+    const key = bearerKey(req);
+    if (key === undefined || !options.apiKeys.includes(key)) {
+      this.#refuseAuth(req, socket, head);
+      return;
+    }
+    if ((this.#openByKey.get(key) ?? 0) >= options.maxConnectionsPerKey) {
+      const message = `at most ${options.maxConnectionsPerKey} parallel connections per API key`;
+      refuseUpgrade(socket, 429, errorBody('TooManyConnections', 429, message));
+      return;
+    }
+    // handleUpgrade completes synchronously here (no verifyClient, no extensions), so the count
+    // cannot race a second upgrade.
+    this.#wss.handleUpgrade(req, socket, head, (ws) => {
+      const connectionId = ++this.#connectionsOpened;
+      this.#openByKey.set(key, (this.#openByKey.get(key) ?? 0) + 1);
+      const session = new ResembleSession(ws, connectionId, {
+        options: () => this.#options,
+        accept: (request) => this.received.push(request) - 1,
+        reject: (rejection) => this.rejected.push(rejection),
+      });
+      this.#sockets.set(ws, session);
+      ws.on('close', () => {
+        this.#sockets.delete(ws);
+        this.#openByKey.set(key, (this.#openByKey.get(key) ?? 1) - 1);
+      });
+    });
+  }
+
+  /** protocols.md A.2: `ConnectionFailure` 401, as an HTTP refusal or as an error frame then close. */
+  #refuseAuth(req: IncomingMessage, socket: Duplex, head: Buffer): void {
+    const message = 'Unauthorized: invalid or missing API key';
+    if (this.#options.authFailure === 'http-401') {
+      refuseUpgrade(socket, 401, errorBody('ConnectionFailure', 401, message));
+      return;
+    }
+    this.#wss.handleUpgrade(req, socket, head, (ws) => {
+      this.#connectionsOpened++;
+      this.#sockets.set(ws, undefined);
+      ws.on('close', () => this.#sockets.delete(ws));
+      ws.on('error', () => ws.terminate());
+      ws.send(connectionFailureFrame());
+      ws.close(1000, 'ConnectionFailure');
+    });
+  }
+}
+
+/** Starts a server on 127.0.0.1 (port 0 = any free port). */
+export async function startResembleServer(
+  options: Partial<ResembleServerOptions> & { port?: number } = {},
+): Promise<ResembleServer> {
+  const { port = 0, ...knobs } = options;
+  const http = createServer((_req, res) => {
+    res.writeHead(426, { 'Content-Type': 'text/plain' }).end('WebSocket upgrade required on /stream');
+  });
+  await new Promise<void>((resolve, reject) => {
+    http.once('error', reject);
+    http.listen(port, '127.0.0.1', () => {
+      http.off('error', reject);
+      resolve();
+    });
+  });
+  return new LocalResembleServer(http, { ...RESEMBLE_SERVER_DEFAULTS, ...knobs });
+}

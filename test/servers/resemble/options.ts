@@ -1,0 +1,136 @@
+/**
+ * Knobs of the local Resemble WebSocket server (protocols.md A.13). Everything the real service
+ * leaves UNCONFIRMED is an option here, so tests can pin the behaviour they rely on.
+ */
+
+/** A fault injected into one request, chosen by `ResembleServerOptions.fault`. */
+export interface ResembleFault {
+  kind: 'error-frame' | 'close-mid-request' | 'terminate-mid-request' | 'no-audio-end' | 'stall';
+  /**
+   * Audio bytes (WAV header included, when one is sent) delivered before the fault strikes; a frame
+   * straddling the point is cut there. Capped at the request's audio length, so `Infinity` means
+   * "after all audio, before `audio_end`". Honoured by every kind, error-frame included.
+   * @defaultValue 0
+   */
+  afterBytes?: number;
+  /** error-frame only. @defaultValue 500 */
+  statusCode?: number;
+  /** error-frame only. @defaultValue 'ServerError' */
+  errorName?: string;
+  /** error-frame only. @defaultValue 'Injected server fault' */
+  message?: string;
+  /** stall only: pause length, after which the request resumes and ends normally. @defaultValue Infinity (never resumes) */
+  stallMs?: number;
+  /** close-mid-request only: close code of the (normal, handshaked) close. @defaultValue 1011 */
+  closeCode?: number;
+}
+
+/** A request that passed validation and was queued for synthesis. */
+export interface ReceivedRequest {
+  connectionId: number;
+  /** The id echoed on the wire: the client's numeric `request_id`, or the per-connection counter. */
+  requestId: number;
+  /** The JSON object exactly as the client sent it (unknown fields included). */
+  payload: Record<string, unknown>;
+  /** `performance.now()` when the frame arrived. */
+  receivedAt: number;
+}
+
+/** A request answered with a validation error instead of audio (not in `received`). */
+export interface RejectedRequest {
+  connectionId: number;
+  /** Undefined when the request could not be tied to an id (e.g. unparsable JSON). */
+  requestId: number | undefined;
+  /** Parsed JSON, or the raw text/bytes when parsing failed. */
+  payload: unknown;
+  errorName: string;
+  receivedAt: number;
+}
+
+/** Error names the real service leaves UNCONFIRMED (protocols.md A.8). */
+export interface ResembleErrorNames {
+  /** `data` over `maxChars`. */
+  textTooLong: string;
+  /** `voice_uuid` not in `voices`. */
+  unknownVoice: string;
+  /** `output_format: "mp3"`, which this server cannot synthesize. */
+  unsupportedFormat: string;
+  /** Wrong type or value of `request_id`, `sample_rate`, `precision`, ... */
+  invalidField: string;
+}
+
+export interface ResembleServerOptions {
+  /** Keys accepted in `Authorization: Bearer <key>`. @defaultValue ['test-key'] */
+  apiKeys: string[];
+  /**
+   * How a bad/missing key is refused (UNCONFIRMED upstream): an HTTP 401 on the upgrade, or an
+   * accepted upgrade followed by a JSON `ConnectionFailure` 401 error frame and a close (code 1000).
+   * @defaultValue 'error-frame'
+   */
+  authFailure: 'http-401' | 'error-frame';
+  /** Time from a request reaching the head of its queue to its first audio frame. @defaultValue 0 */
+  firstByteDelayMs: number;
+  /** Generation time / audio time; frame k leaves at firstByteDelayMs + rtf × audio already sent. 0 = as fast as possible. @defaultValue 0 */
+  realTimeFactor: number;
+  /** Audio length per character of `data` (code points, tags included). @defaultValue 60 */
+  msPerChar: number;
+  /** Audio bytes per frame; odd values allowed. @defaultValue 4096 */
+  frameBytes: number;
+  /** Probability that a frame is cut to a random odd length below `frameBytes` (seeded). @defaultValue 0 */
+  oddFrameProbability: number;
+  /** Release frames in groups of `framesPerBurst`, groups at least `gapMs` apart (rtf still applies). */
+  burst?: { framesPerBurst: number; gapMs: number };
+  /** Stream all queued requests of a connection at once, frames interleaved. @defaultValue false (strict FIFO) */
+  interleave: boolean;
+  /** Add `audio_timestamps` (request-relative seconds) to JSON audio frames. @defaultValue false */
+  timestamps: boolean;
+  /** Never answer the client's close frame (Resemble does not ack); streaming for that socket stops. @defaultValue false */
+  ignoreClientClose: boolean;
+  /** Open sockets per key; further upgrades get HTTP 429. @defaultValue 20 */
+  maxConnectionsPerKey: number;
+  /** Close (1000, 'idle timeout') a socket with no request in flight and no message for this long. */
+  idleCloseMs?: number;
+  /** Limit on `data`, counting code points outside `<...>` tags. @defaultValue 3000 */
+  maxChars: number;
+  /** Seed of the PRNG behind odd frame cuts. @defaultValue 1 */
+  seed: number;
+  /** Decides a fault per valid request; `index` is its position in `received`. */
+  fault?: (req: ReceivedRequest, index: number) => ResembleFault | undefined;
+
+  // Extras beyond the shared contract; all optional.
+  /** Allowed `voice_uuid`s; undefined accepts any. */
+  voices?: string[];
+  /** Error names for UNCONFIRMED cases. */
+  errorNames?: Partial<ResembleErrorNames>;
+  /** Rate used when a request omits `sample_rate` (UNCONFIRMED upstream). @defaultValue 48000 */
+  defaultSampleRate?: number;
+}
+
+export const RESEMBLE_SERVER_DEFAULTS: ResembleServerOptions = {
+  apiKeys: ['test-key'],
+  authFailure: 'error-frame',
+  firstByteDelayMs: 0,
+  realTimeFactor: 0,
+  msPerChar: 60,
+  frameBytes: 4096,
+  oddFrameProbability: 0,
+  interleave: false,
+  timestamps: false,
+  ignoreClientClose: false,
+  maxConnectionsPerKey: 20,
+  maxChars: 3000,
+  seed: 1,
+};
+
+export const DEFAULT_ERROR_NAMES: ResembleErrorNames = {
+  textTooLong: 'TextTooLong',
+  unknownVoice: 'InvalidVoice',
+  unsupportedFormat: 'UnsupportedOutputFormat',
+  invalidField: 'BadJSON',
+};
+
+export const SUPPORTED_SAMPLE_RATES = [8000, 16000, 22050, 32000, 44100, 48000] as const;
+export const PRECISIONS = ['PCM_16', 'PCM_24', 'PCM_32', 'MULAW'] as const;
+export type Precision = (typeof PRECISIONS)[number];
+/** Documented default precision (protocols.md A.3). */
+export const DEFAULT_PRECISION: Precision = 'PCM_32';

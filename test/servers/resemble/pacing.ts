@@ -1,0 +1,76 @@
+/** Timing and randomness for streaming: abortable waits, a seeded PRNG, frame sizes and release times. */
+import { performance } from 'node:perf_hooks';
+
+/**
+ * Resolves true after `ms` (at least one macrotask, so concurrent streams interleave), or false as
+ * soon as `signal` aborts — the timer is cleared then, so an aborted session leaves nothing behind.
+ * `Infinity` waits only for the abort and holds no timer.
+ */
+export function pause(ms: number, signal: AbortSignal): Promise<boolean> {
+  if (signal.aborted) return Promise.resolve(false);
+  return new Promise((resolve) => {
+    let timer: NodeJS.Timeout | NodeJS.Immediate | undefined;
+    const onAbort = () => {
+      if (timer !== undefined) {
+        clearTimeout(timer as NodeJS.Timeout);
+        clearImmediate(timer as NodeJS.Immediate);
+      }
+      resolve(false);
+    };
+    const done = () => {
+      signal.removeEventListener('abort', onAbort);
+      resolve(true);
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+    if (ms === Infinity) return;
+    timer = ms >= 1 ? setTimeout(done, ms) : setImmediate(done);
+  });
+}
+
+export function pauseUntil(time: number, signal: AbortSignal): Promise<boolean> {
+  return pause(time - performance.now(), signal);
+}
+
+/** mulberry32: tiny, seedable, good enough to pick frame cuts. Returns floats in [0, 1). */
+export function seededRandom(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** A stream per request, so frame cuts do not depend on how requests interleave. */
+export function randomForRequest(seed: number, index: number): () => number {
+  return seededRandom(seed ^ Math.imul(index + 1, 0x9e3779b9));
+}
+
+/** `frameBytes`, or with probability `oddProbability` a random odd length below it. */
+export function nextFrameLength(random: () => number, frameBytes: number, oddProbability: number): number {
+  const base = Math.max(1, Math.floor(frameBytes));
+  if (base < 2 || random() >= oddProbability) return base;
+  return 1 + 2 * Math.floor(random() * Math.floor(base / 2));
+}
+
+export interface PacingPlan {
+  firstByteDelayMs: number;
+  realTimeFactor: number;
+  burst?: { framesPerBurst: number; gapMs: number };
+}
+
+/**
+ * When frame `frameIndex` may leave, relative to the request's start: the first frame at
+ * `firstByteDelayMs`, later ones once `rtf ×` the audio already sent has been "generated", and,
+ * with bursts, not before its burst's slot (`burstIndex × gapMs`).
+ */
+export function releaseOffsetMs(plan: PacingPlan, frameIndex: number, audioMsSent: number): number {
+  let offset = plan.realTimeFactor * audioMsSent;
+  if (plan.burst) {
+    const burstIndex = Math.floor(frameIndex / Math.max(1, plan.burst.framesPerBurst));
+    offset = Math.max(offset, burstIndex * plan.burst.gapMs);
+  }
+  return plan.firstByteDelayMs + offset;
+}
