@@ -1,0 +1,221 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig, redactedConfig } from '../src/config.js';
+import { withTimeout } from './helpers/async.js';
+
+const SECRETS = {
+  LIVEKIT_API_KEY: 'lk-key-6b1f0c',
+  LIVEKIT_API_SECRET: 'lk-secret-9e77d2',
+  OPENAI_API_KEY: 'sk-openai-51aa03',
+  RESEMBLE_API_KEY: 'rs-key-c0ffee',
+  CARTESIA_API_KEY: 'sk_car-beef42',
+};
+
+const WORKER_ENV = {
+  LIVEKIT_URL: 'wss://example.livekit.cloud',
+  LIVEKIT_API_KEY: SECRETS.LIVEKIT_API_KEY,
+  LIVEKIT_API_SECRET: SECRETS.LIVEKIT_API_SECRET,
+  OPENAI_API_KEY: SECRETS.OPENAI_API_KEY,
+};
+
+function configError(fn: () => unknown): ConfigError {
+  try {
+    fn();
+  } catch (error) {
+    if (error instanceof ConfigError) return error;
+    throw error;
+  }
+  throw new Error('expected a ConfigError');
+}
+
+function expectNoSecrets(text: string): void {
+  for (const secret of Object.values(SECRETS)) expect(text).not.toContain(secret);
+}
+
+describe('loadConfig', () => {
+  it('lists every missing worker variable in one error, one line each', () => {
+    const error = configError(() => loadConfig({}, { mode: 'worker' }));
+    const named = ['LIVEKIT_URL', 'LIVEKIT_API_KEY', 'LIVEKIT_API_SECRET', 'OPENAI_API_KEY'];
+    expect(error.problems).toHaveLength(named.length);
+    named.forEach((variable, i) => expect(error.problems[i]).toMatch(new RegExp(`^${variable} `)));
+    for (const problem of error.problems) expect(error.message).toContain(problem);
+  });
+
+  it('reports bad values together with missing ones, naming each variable', () => {
+    const error = configError(() =>
+      loadConfig(
+        { TTS_PROVIDER: 'foo', TTS_SAMPLE_RATE: 'fast', ACK_MODE: 'sometimes', OPENAI_API_KEY: 'x' },
+        { mode: 'worker' },
+      ),
+    );
+    const byVariable = (name: string) => error.problems.filter((p) => p.startsWith(`${name} `));
+    expect(byVariable('TTS_PROVIDER')[0]).toContain('resemble, cartesia, local');
+    expect(byVariable('TTS_PROVIDER')[0]).toContain('"foo"');
+    expect(byVariable('TTS_SAMPLE_RATE')[0]).toContain('whole number');
+    expect(byVariable('ACK_MODE')).toHaveLength(1);
+    expect(byVariable('LIVEKIT_URL')).toHaveLength(1);
+    // An unknown provider must not also trigger complaints about some provider's keys.
+    expect(error.problems.some((p) => p.startsWith('RESEMBLE_') || p.startsWith('CARTESIA_'))).toBe(
+      false,
+    );
+  });
+
+  it.each([
+    ['TTS_SAMPLE_RATE', '24000.5'],
+    ['TTS_SAMPLE_RATE', '4000'],
+    ['LOCAL_VOICE_PORT', '70000'],
+    ['METRICS_PORT', '-1'],
+    ['LIVEKIT_URL', 'example.livekit.cloud'],
+    ['CARTESIA_BASE_URL', 'ftp://files.example'],
+    ['CHUNK_POLICY', 'paragraph'],
+    ['LOG_LEVEL', 'loud'],
+  ])('rejects %s=%s', (variable, value) => {
+    const error = configError(() => loadConfig({ ...WORKER_ENV, [variable]: value }));
+    expect(error.problems).toHaveLength(1);
+    expect(error.problems[0]).toMatch(new RegExp(`^${variable} `));
+  });
+
+  it('reads a valid worker environment with defaults filled in', () => {
+    const config = loadConfig(
+      { ...WORKER_ENV, AGENT_NAME: 'firstword', TTS_SAMPLE_RATE: '16000', ACK_MODE: 'SLOW' },
+      { mode: 'worker' },
+    );
+    expect(config.livekit).toEqual({
+      url: 'wss://example.livekit.cloud',
+      apiKey: SECRETS.LIVEKIT_API_KEY,
+      apiSecret: SECRETS.LIVEKIT_API_SECRET,
+    });
+    expect(config.agentName).toBe('firstword');
+    expect(config.openai).toEqual({
+      apiKey: SECRETS.OPENAI_API_KEY,
+      llmModel: 'gpt-4.1-mini',
+      sttModel: 'gpt-4o-transcribe',
+    });
+    expect(config.tts.provider).toBe('local');
+    expect(config.tts.sampleRate).toBe(16000);
+    expect(config.tts.localPort).toBe(0);
+    expect(config.tts.cartesia.model).toBe('sonic-3');
+    expect(config.chunking.policy).toBe('asymmetric');
+    expect(config.tuning).toEqual({ ackMode: 'slow', ackSlowMs: 600, metricsPort: undefined });
+    expect(config.logLevel).toBe('info');
+  });
+
+  it('treats blank values as unset', () => {
+    const error = configError(() => loadConfig({ ...WORKER_ENV, LIVEKIT_API_SECRET: '  ' }));
+    expect(error.problems).toEqual([expect.stringMatching(/^LIVEKIT_API_SECRET is not set/)]);
+    expect(loadConfig({ TTS_SAMPLE_RATE: '' }, { mode: 'demo' }).tts.sampleRate).toBeUndefined();
+  });
+
+  it('needs no LiveKit or OpenAI credentials in demo mode', () => {
+    const config = loadConfig({}, { mode: 'demo' });
+    expect(config.tts.provider).toBe('local');
+    expect(config.openai.apiKey).toBeUndefined();
+  });
+
+  describe('choosing the TTS provider', () => {
+    it('follows the provider key that is set when TTS_PROVIDER is not', () => {
+      const resemble = { RESEMBLE_API_KEY: SECRETS.RESEMBLE_API_KEY, RESEMBLE_VOICE_UUID: 'v-1' };
+      expect(loadConfig(resemble, { mode: 'demo' }).tts.provider).toBe('resemble');
+      const cartesia = { CARTESIA_API_KEY: SECRETS.CARTESIA_API_KEY };
+      expect(loadConfig(cartesia, { mode: 'demo' }).tts.provider).toBe('cartesia');
+      expect(loadConfig({ ...resemble, ...cartesia }, { mode: 'demo' }).tts.provider).toBe(
+        'resemble',
+      );
+    });
+
+    it('lets TTS_PROVIDER override the keys', () => {
+      const env = { TTS_PROVIDER: 'local', RESEMBLE_API_KEY: SECRETS.RESEMBLE_API_KEY };
+      expect(loadConfig(env, { mode: 'demo' }).tts.provider).toBe('local');
+    });
+
+    it("requires the chosen provider's keys in every mode", () => {
+      const resemble = configError(() => loadConfig({ TTS_PROVIDER: 'resemble' }, { mode: 'demo' }));
+      expect(resemble.problems.map((p) => p.split(' ')[0])).toEqual([
+        'RESEMBLE_API_KEY',
+        'RESEMBLE_VOICE_UUID',
+      ]);
+      const cartesia = configError(() =>
+        loadConfig({ ...WORKER_ENV, TTS_PROVIDER: 'cartesia' }, { mode: 'worker' }),
+      );
+      expect(cartesia.problems.map((p) => p.split(' ')[0])).toEqual(['CARTESIA_API_KEY']);
+    });
+  });
+
+  describe('keeping secrets out of messages and logs', () => {
+    it('never echoes a secret, even when the value around it is wrong', () => {
+      const error = configError(() =>
+        loadConfig({
+          ...SECRETS,
+          LIVEKIT_URL: 'not a url',
+          TTS_PROVIDER: 'resemble',
+          TTS_SAMPLE_RATE: 'abc',
+        }),
+      );
+      // RESEMBLE_VOICE_UUID missing, plus the two bad values.
+      expect(error.problems).toHaveLength(3);
+      expectNoSecrets(error.message);
+    });
+
+    it('masks every key and any credentials inside URLs', () => {
+      const config = loadConfig({
+        ...SECRETS,
+        LIVEKIT_URL: `wss://user:${SECRETS.LIVEKIT_API_SECRET}@example.livekit.cloud`,
+        RESEMBLE_VOICE_UUID: 'voice-1',
+        CARTESIA_BASE_URL: `https://api.example?token=${SECRETS.CARTESIA_API_KEY}`,
+      });
+      const redacted = redactedConfig(config);
+      const serialized = JSON.stringify(redacted);
+      expectNoSecrets(serialized);
+      expect(redacted).toMatchObject({
+        livekit: { apiKey: '***', apiSecret: '***', url: expect.stringContaining('example.livekit.cloud') },
+        openai: { apiKey: '***', llmModel: 'gpt-4.1-mini' },
+        tts: {
+          provider: 'resemble',
+          resemble: { apiKey: '***', voiceUuid: 'voice-1' },
+          cartesia: { apiKey: '***', baseURL: expect.stringContaining('api.example') },
+        },
+      });
+    });
+  });
+});
+
+describe('starting the worker', () => {
+  it('with no environment, prints one configuration error and exits non-zero', async () => {
+    const root = resolve(import.meta.dirname, '..');
+    const tsxCli = createRequire(import.meta.url).resolve('tsx/cli');
+    // An empty directory, so that no developer's .env is picked up.
+    const cwd = mkdtempSync(join(tmpdir(), 'firstword-noenv-'));
+    try {
+      const child = spawn(process.execPath, [tsxCli, join(root, 'src/agent.ts'), 'start'], {
+        cwd,
+        env: {},
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (chunk) => (stdout += chunk));
+      child.stderr.on('data', (chunk) => (stderr += chunk));
+      const code = await withTimeout(
+        new Promise<number | null>((resolveExit) => child.on('close', resolveExit)),
+        30_000,
+        'the worker to exit',
+      ).finally(() => child.kill('SIGKILL'));
+
+      expect(code).not.toBe(0);
+      expect(code).not.toBeNull();
+      expect(stderr.match(/Invalid configuration/g)).toHaveLength(1);
+      for (const variable of ['LIVEKIT_URL', 'LIVEKIT_API_KEY', 'LIVEKIT_API_SECRET', 'OPENAI_API_KEY']) {
+        expect(stderr).toContain(variable);
+      }
+      // A config problem is a message, not a crash.
+      expect(stderr).not.toMatch(/\n\s+at /);
+      expect(stdout).toBe('');
+    } finally {
+      rmSync(cwd, { recursive: true, force: true });
+    }
+  }, 40_000);
+});
