@@ -1,9 +1,10 @@
+import { initializeLogger, tts } from '@livekit/agents';
+import { TTS as OfficialCartesiaTTS } from '@livekit/agents-plugin-cartesia';
 import { afterEach, describe, expect, it } from 'vitest';
 import { samplesForText, tagForText } from './audio-tag.js';
 import { type CartesiaServer, type CartesiaServerOptions, startCartesiaServer } from './cartesia-server.js';
 import {
   RawCartesiaClient,
-  STRUCTURED_VERSION,
   expectedRuns,
   generation,
   runsOf,
@@ -17,12 +18,6 @@ async function setup(options: Partial<CartesiaServerOptions> = {}): Promise<{ se
   const client = await RawCartesiaClient.connect(server.url);
   clients.push(client);
   return { server, client };
-}
-
-async function connect(version = STRUCTURED_VERSION): Promise<RawCartesiaClient> {
-  const client = await RawCartesiaClient.connect(server!.url, { version });
-  clients.push(client);
-  return client;
 }
 
 afterEach(async () => {
@@ -159,6 +154,22 @@ describe('Cartesia server: streaming', () => {
   });
 });
 
+describe('Cartesia server: pacing knobs (lower bounds only; timers never fire early)', () => {
+  it('waits firstByteDelayMs before the first chunk and paces later chunks by realTimeFactor', async () => {
+    // 24 kHz pcm_s16le: 4800 bytes = 100 ms of audio per chunk.
+    const { client } = await setup({ firstByteDelayMs: 120, realTimeFactor: 1, frameBytes: 4800 });
+    const sentAt = performance.now();
+    client.send(generation('p', 'Paced.', { continue: false })); // 6 chars = 360 ms = 4 chunks
+    await client.waitForType('chunk', 'p');
+    const firstChunkAt = performance.now();
+    await client.waitForType('done', 'p');
+    const doneAt = performance.now();
+    expect(client.of('p', 'chunk')).toHaveLength(4);
+    expect(firstChunkAt - sentAt).toBeGreaterThanOrEqual(115);
+    expect(doneAt - firstChunkAt).toBeGreaterThanOrEqual(295);
+  });
+});
+
 describe('Cartesia server: cancel and early done', () => {
   // 24 kHz pcm_s16le: 14400 bytes = 300 ms per chunk; rtf 1 paces chunks 300 ms apart, far longer
   // than a loopback round trip, so "the chunk after the cancel" is a well-defined chunk.
@@ -224,5 +235,64 @@ describe('Cartesia server: cancel and early done', () => {
     const error = await client.waitForType('error', 'done-ctx');
     expect(error).toMatchObject({ status_code: 400, error_code: 'context_closed', done: true });
     await until(() => server.activeContexts() === 0, 'expiry');
+  });
+});
+
+describe('Cartesia server: official @livekit/agents-plugin-cartesia', () => {
+  initializeLogger({ pretty: false, level: 'warn' });
+
+  async function synthesizeWithPlugin(plugin: OfficialCartesiaTTS, text: string): Promise<tts.SynthesizedAudio[]> {
+    const stream = plugin.stream();
+    stream.pushText(text);
+    stream.endInput();
+    const collect = (async () => {
+      const events: tts.SynthesizedAudio[] = [];
+      for await (const event of stream) {
+        if (event === tts.SynthesizeStream.END_OF_STREAM) break;
+        events.push(event);
+      }
+      return events;
+    })();
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error('plugin stream did not finish')), 5000);
+    });
+    try {
+      return await Promise.race([collect, timeout]);
+    } finally {
+      clearTimeout(timer);
+      stream.close();
+    }
+  }
+
+  it("speaks one sentence through the plugin's TTS.stream() with word timestamps", async () => {
+    server = await startCartesiaServer();
+    const plugin = new OfficialCartesiaTTS({ apiKey: 'test-key', baseUrl: server.httpUrl });
+    try {
+      const sentence = 'Hello from the official plugin.';
+      const events = await synthesizeWithPlugin(plugin, sentence);
+
+      const pcm = Buffer.concat(events.map((e) => Buffer.from(e.frame.data.buffer, e.frame.data.byteOffset, e.frame.data.byteLength)));
+      // The plugin sends each sentence with a trailing space, then a closing ' ' with continue:false.
+      expect(runsOf(pcm)).toEqual(expectedRuns([`${sentence} `], 24000, 60));
+      expect(events.at(-1)?.final).toBe(true);
+      const words = events.flatMap((e) => e.timedTranscripts ?? []).map((t) => t.text.trim());
+      expect(words).toEqual(['Hello', 'from', 'the', 'official', 'plugin.']);
+      const sent = server.received.map((r) => r.message);
+      expect(sent.map((m) => [m.transcript, m.continue])).toEqual([[`${sentence} `, true], [' ', false]]);
+      expect(sent[0]).toMatchObject({ model_id: 'sonic-3', max_buffer_delay_ms: 0, add_timestamps: true });
+    } finally {
+      await plugin.close();
+    }
+  });
+
+  it('ends the plugin stream on a legacy-shaped 4xx error (model_not_found) instead of hanging', async () => {
+    server = await startCartesiaServer();
+    const plugin = new OfficialCartesiaTTS({ apiKey: 'test-key', baseUrl: server.httpUrl, model: 'sonic-unknown' });
+    try {
+      expect(await synthesizeWithPlugin(plugin, 'This model does not exist.')).toEqual([]);
+    } finally {
+      await plugin.close();
+    }
   });
 });

@@ -34,7 +34,7 @@ export interface ContextHost {
 }
 
 type QueueItem =
-  | { kind: 'piece'; text: string; index: number }
+  | { kind: 'piece'; text: string; index: number; arrivedAt: number }
   | { kind: 'flush'; explicit: boolean }
   | { kind: 'end' };
 
@@ -92,7 +92,9 @@ export class CartesiaContext {
     if (autoFlush || input.flush) this.#flushInUse = true;
 
     if (immediate) {
-      if (input.transcript.length > 0) this.#queue.push({ kind: 'piece', text: input.transcript, index });
+      if (input.transcript.length > 0) {
+        this.#queue.push({ kind: 'piece', text: input.transcript, index, arrivedAt: performance.now() });
+      }
     } else {
       if (this.#buffered.length === 0) this.#bufferedIndex = index;
       this.#buffered += input.transcript;
@@ -148,7 +150,12 @@ export class CartesiaContext {
   #releaseBuffer(): void {
     this.#bufferTimer.cancel();
     if (this.#buffered.length > 0) {
-      this.#queue.push({ kind: 'piece', text: this.#buffered, index: this.#bufferedIndex });
+      this.#queue.push({
+        kind: 'piece',
+        text: this.#buffered,
+        index: this.#bufferedIndex,
+        arrivedAt: performance.now(),
+      });
     }
     this.#buffered = '';
   }
@@ -163,7 +170,7 @@ export class CartesiaContext {
     try {
       while (this.#queue.length > 0 && this.#state === 'active' && !this.#cancelled) {
         const item = this.#queue.shift()!;
-        if (item.kind === 'piece') await this.#generate(item.text, item.index);
+        if (item.kind === 'piece') await this.#generate(item.text, item.index, item.arrivedAt);
         else if (item.kind === 'flush') this.#sendFlushDone(item.explicit);
         else this.#finish();
       }
@@ -177,7 +184,7 @@ export class CartesiaContext {
     else if (this.#inputOpen && this.#buffered.length === 0) this.#armEarlyDone();
   }
 
-  async #generate(text: string, index: number): Promise<void> {
+  async #generate(text: string, index: number, arrivedAt: number): Promise<void> {
     const options = this.#host.options();
     const { encoding, sampleRate } = this.request;
     const fault = options.fault?.({
@@ -206,6 +213,7 @@ export class CartesiaContext {
         audio,
         bytesPerSecond,
         faultAt: fault && fault.kind !== 'no-done' ? (fault.afterBytes ?? 0) : undefined,
+        arrivedAt,
       },
       () => this.#host.options(),
       () => this.#host.random(),

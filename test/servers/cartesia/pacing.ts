@@ -1,7 +1,8 @@
 /**
  * Streams one buffer of audio as frames, paced like a model generating faster than real time:
- * frame k leaves at start + firstByteDelayMs + realTimeFactor × (audio already sent) + jitter.
- * Knobs are read per frame so `setOptions` takes effect mid-stream.
+ * the first frame leaves firstByteDelayMs after the text arrived (or now, if that has passed), and
+ * frame k at first + realTimeFactor × (audio already sent), each plus jitter. Knobs are read per
+ * frame so `setOptions` takes effect mid-stream.
  */
 import { wait } from './timing.js';
 
@@ -25,6 +26,8 @@ export interface StreamPlan {
   bytesPerSecond: number;
   /** Bytes sent before `sink.strike` runs (capped at the audio length); undefined = no fault. */
   faultAt?: number;
+  /** `performance.now()` when the text arrived; model latency counts from here. Default: now. */
+  arrivedAt?: number;
 }
 
 /** Resolves true when every byte was delivered, false when the sink or a fault stopped it. Rejects with AbortedWait on abort. */
@@ -39,9 +42,9 @@ export async function streamFrames(
   const faultAt =
     plan.faultAt === undefined ? undefined : Math.min(Math.max(0, plan.faultAt), audio.length);
   const jitter = (): number => knobs().jitterMs * random();
+  const arrivedAt = plan.arrivedAt ?? performance.now();
+  await wait(arrivedAt + knobs().firstByteDelayMs + jitter() - performance.now(), signal);
   const startedAt = performance.now();
-  await wait(knobs().firstByteDelayMs + jitter(), signal);
-  const firstByteAt = performance.now() - startedAt;
 
   let sent = 0;
   let struck = faultAt === undefined;
@@ -55,7 +58,7 @@ export async function streamFrames(
     if (!struck && faultAt! < end) end = faultAt!;
     if (sent > 0) {
       const { realTimeFactor } = knobs();
-      const dueMs = firstByteAt + (realTimeFactor * sent * 1000) / bytesPerSecond + jitter();
+      const dueMs = (realTimeFactor * sent * 1000) / bytesPerSecond + jitter();
       await wait(startedAt + dueMs - performance.now(), signal);
     }
     const keepGoing = sink.frame(audio.subarray(sent, end), end);

@@ -45,7 +45,7 @@ const wsShape = generationShape.extend({ context_id: z.string().min(1) });
 
 const voiceById = z.object({ mode: z.literal('id'), id: z.string().min(1) });
 const voiceByEmbedding = z.object({ mode: z.literal('embedding'), embedding: z.array(z.number()) });
-const voiceByBareId = z.object({ id: z.string().min(1), mode: z.undefined() });
+const voiceByBareId = z.object({ id: z.string().min(1), mode: z.undefined().optional() });
 
 export interface GenerationRequest {
   /** Undefined for `/tts/bytes`. */
