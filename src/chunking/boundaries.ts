@@ -1,0 +1,255 @@
+import {
+  LINE_FEED,
+  isCjkClauseCode,
+  isCjkTerminatorCode,
+  isCloserCode,
+  isDigitCode,
+  isHangulSyllable,
+  isSpaceCode,
+  isTerminatorCode,
+} from './chars.js';
+import type { BoundaryDetector, BoundaryHit, BoundaryKind, BoundaryScanner } from './types.js';
+
+/**
+ * Words that end in `.` without ending a sentence. Lower case, without the final dot. Ambiguous
+ * words that are also common sentence-final words ("No.", "sun.", "min.") are deliberately left
+ * out: a missed cut only merges two sentences, a wrong cut breaks one.
+ */
+export const DEFAULT_ABBREVIATIONS: readonly string[] = [
+  'mr', 'mrs', 'ms', 'dr', 'prof', 'sr', 'jr', 'st', 'mt', 'vs', 'etc', 'approx', 'dept', 'est',
+  'fig', 'inc', 'ltd', 'co', 'corp', 'jan', 'feb', 'apr', 'aug', 'sept', 'oct', 'nov', 'dec',
+  'gen', 'gov', 'sen', 'rep', 'capt', 'lt', 'col', 'sgt', 'ave', 'blvd', 'rd', 'vol', 'pp', 'ca',
+  'cf', 'al', 'viz', 'ibid',
+];
+
+export interface BoundaryDetectorOptions {
+  /** Lower-case words (without the final dot) after which `.` never ends a sentence. */
+  abbreviations?: readonly string[];
+}
+
+/** Dotted initialisms like e.g, i.e, U.S, a.m, Ph.D (the final dot is the terminator itself). */
+const DOTTED = /^(?:[a-z]{1,2}\.)+[a-z]{1,2}$/i;
+const SINGLE_INITIAL = /^[A-Z]$/;
+/** Opening quotes/brackets that may precede a word without being part of it. */
+const LEADING_PUNCTUATION = /^[("'\[{“‘«「『（]+/;
+
+const TOKEN_TAIL_MAX = 16;
+
+const enum Clause {
+  None,
+  /** `,` `;` `:` — a clause boundary only when followed by whitespace (not 1,500 / 3:30 / https:). */
+  Spaced,
+  /** `—` — a boundary after the dash run, spaces or not (word—word). */
+  EmDash,
+  /** ` – ` / ` - ` — a dash used as punctuation, with whitespace on both sides (not 3–5, -5). */
+  SpacedDash,
+}
+
+const enum Line {
+  Start,
+  Digits,
+  Other,
+}
+
+const KINDS: readonly (BoundaryKind | undefined)[] = [undefined, 'sentence', 'clause', 'word'];
+/** Every before/after combination, allocated once: the scanner runs per character. */
+const HITS: readonly (readonly BoundaryHit[])[] = KINDS.map((before) =>
+  KINDS.map((after) => Object.freeze({ ...(before && { before }), ...(after && { after }) })),
+);
+function hit(before: BoundaryKind | undefined, after: BoundaryKind | undefined): BoundaryHit | undefined {
+  if (!before && !after) return undefined;
+  return HITS[KINDS.indexOf(before)][KINDS.indexOf(after)];
+}
+
+/** Marker for a terminator run that must not end anything, not even a word (Dr. Kim, 1. item). */
+const GUARDED = 'guarded' as const;
+
+class DefaultBoundaryScanner implements BoundaryScanner {
+  readonly #abbreviations: ReadonlySet<string>;
+
+  // Pending run of terminators (`.`, `?!`, `...`, `。`), decided by the characters after it.
+  #run = false;
+  #runDots = 0;
+  #runStrong = false; // contains ! or ?
+  #runEllipsis = false;
+  #runCjk = false;
+  #runClosers = 0;
+  #runAfterHangul = false;
+  #runToken = '';
+  #runListMarker = false;
+  #runLink = false;
+
+  #clause = Clause.None;
+
+  // The current token (run of non-space characters), kept short: only its tail is ever looked at.
+  #tokenTail = '';
+  #tokenLength = 0;
+  #tokenLink = false;
+
+  #line = Line.Start;
+  #prevSpace = true;
+  #prevHangul = false;
+
+  constructor(abbreviations: ReadonlySet<string>) {
+    this.#abbreviations = abbreviations;
+  }
+
+  reset(): void {
+    this.#run = false;
+    this.#clause = Clause.None;
+    this.#tokenTail = '';
+    this.#tokenLength = 0;
+    this.#tokenLink = false;
+    this.#line = Line.Start;
+    this.#prevSpace = true;
+    this.#prevHangul = false;
+  }
+
+  next(char: string): BoundaryHit | undefined {
+    const code = char.charCodeAt(0);
+    const space = isSpaceCode(code);
+    let before: BoundaryKind | undefined;
+    let after: BoundaryKind | undefined;
+    let suppressWord = false;
+
+    if (this.#run) {
+      if (isTerminatorCode(code) && this.#runClosers === 0) {
+        this.#extendRun(code);
+        this.#appendToken(char, code);
+        return undefined;
+      }
+      if (isCloserCode(code)) {
+        this.#appendToken(char, code);
+        // A CJK sentence end may wait for one closing quote, and no longer.
+        if (this.#runCjk) {
+          this.#run = false;
+          return hit(undefined, 'sentence');
+        }
+        this.#runClosers++;
+        return undefined;
+      }
+      this.#run = false;
+      const decided = this.#decideRun(code, space);
+      if (decided === GUARDED) suppressWord = true;
+      else before = decided;
+    }
+
+    if (this.#clause !== Clause.None) {
+      const pending = this.#clause;
+      this.#clause = Clause.None;
+      if (pending === Clause.EmDash) {
+        if (code === 0x2014) {
+          this.#clause = Clause.EmDash;
+          this.#appendToken(char, code);
+          return hit(before, undefined);
+        }
+        before ??= 'clause';
+      } else if (space) {
+        before ??= 'clause';
+      }
+    }
+
+    if (space) {
+      if (code === LINE_FEED) {
+        before = 'sentence';
+        this.#line = Line.Start;
+      } else if (!before && !this.#prevSpace && !suppressWord) {
+        before = 'word';
+      }
+      this.#prevSpace = true;
+      this.#prevHangul = false;
+      this.#tokenTail = '';
+      this.#tokenLength = 0;
+      this.#tokenLink = false;
+      return hit(before, undefined);
+    }
+
+    if (isTerminatorCode(code)) this.#startRun(code);
+    else if (isCjkClauseCode(code)) after = 'clause';
+    else if (code === 44 || code === 59 || code === 58) this.#clause = Clause.Spaced;
+    else if (code === 0x2014) this.#clause = Clause.EmDash;
+    else if ((code === 0x2013 || code === 45) && this.#prevSpace) this.#clause = Clause.SpacedDash;
+
+    if (this.#line !== Line.Other) {
+      this.#line = isDigitCode(code) ? Line.Digits : Line.Other;
+    }
+    this.#appendToken(char, code);
+    this.#prevSpace = false;
+    this.#prevHangul = isHangulSyllable(code);
+    return hit(before, after);
+  }
+
+  #startRun(code: number): void {
+    this.#run = true;
+    this.#runDots = 0;
+    this.#runStrong = false;
+    this.#runEllipsis = false;
+    this.#runCjk = false;
+    this.#runClosers = 0;
+    this.#runAfterHangul = this.#prevHangul;
+    this.#runToken = this.#tokenLength <= TOKEN_TAIL_MAX ? this.#tokenTail : '';
+    this.#runListMarker = code === 46 && this.#line === Line.Digits && this.#tokenLength <= 3;
+    this.#runLink = this.#tokenLink;
+    this.#extendRun(code);
+  }
+
+  #extendRun(code: number): void {
+    if (code === 46) this.#runDots++;
+    else if (code === 33 || code === 63) this.#runStrong = true;
+    else if (code === 0x2026 || code === 0x2025) this.#runEllipsis = true;
+    else if (isCjkTerminatorCode(code)) this.#runCjk = true;
+  }
+
+  /** What the terminator run just ended means, now that the next character is known. */
+  #decideRun(code: number, space: boolean): BoundaryKind | typeof GUARDED | undefined {
+    const ellipsis = this.#runEllipsis || this.#runDots >= 2;
+    if (this.#runCjk || this.#runStrong) return space || this.#runCjk ? 'sentence' : this.#glued(code, ellipsis);
+    if (!space) return this.#glued(code, ellipsis);
+    if (ellipsis) return 'clause';
+    if (this.#runListMarker || this.#isAbbreviation(this.#runToken)) return GUARDED;
+    return 'sentence';
+  }
+
+  /**
+   * A terminator directly followed by a non-space character ends nothing (3.14, e.g.x, site.com),
+   * except between Hangul syllables: Korean never puts a dot inside a word ("했다.그래서").
+   */
+  #glued(code: number, ellipsis: boolean): BoundaryKind | undefined {
+    if (this.#runClosers > 0 || !this.#runAfterHangul || this.#runLink || !isHangulSyllable(code)) return undefined;
+    return ellipsis ? 'clause' : 'sentence';
+  }
+
+  #isAbbreviation(token: string): boolean {
+    if (!token) return false;
+    const word = token.replace(LEADING_PUNCTUATION, '');
+    return this.#abbreviations.has(word.toLowerCase()) || DOTTED.test(word) || SINGLE_INITIAL.test(word);
+  }
+
+  #appendToken(char: string, code: number): void {
+    this.#tokenLength++;
+    this.#tokenTail =
+      this.#tokenTail.length >= TOKEN_TAIL_MAX ? this.#tokenTail.slice(1) + char : this.#tokenTail + char;
+    if (this.#tokenLink) return;
+    if (code === 64 /* @ */ && this.#tokenLength > 1) this.#tokenLink = true;
+    else if (code === 47 /* / */ && this.#tokenTail.endsWith('://')) this.#tokenLink = true;
+    else if (this.#tokenLength === 4 && this.#tokenTail.toLowerCase() === 'www.') this.#tokenLink = true;
+  }
+}
+
+/**
+ * The built-in English + Korean boundary detector.
+ *
+ * - Sentence ends: `.` `!` `?` (runs like `?!`, optionally followed by closing quotes/brackets)
+ *   once whitespace follows; `。` `！` `？` at once (waiting one character for a closing quote);
+ *   a newline; and `.`/`?`/`!` glued between Hangul syllables.
+ * - Clause boundaries: `,` `;` `:` followed by whitespace, `—`, a spaced ` – ` or ` - `, the CJK
+ *   `，` `、` `；` `：`, and an ellipsis (`...`, `…`) followed by whitespace — an ellipsis is a
+ *   hesitation far more often than a sentence end ("그게... 잘 모르겠어요").
+ * - Never a boundary: inside numbers (3.14, 1,500, 3:30), URLs and e-mail addresses, after a known
+ *   abbreviation or initial (Dr., e.g., U.S., J.), or after a list marker at the start of a line (1.)
+ *   — in those places not even a word boundary is reported, so forced cuts keep them together.
+ */
+export function createBoundaryDetector(options: BoundaryDetectorOptions = {}): BoundaryDetector {
+  const abbreviations = new Set((options.abbreviations ?? DEFAULT_ABBREVIATIONS).map((w) => w.toLowerCase()));
+  return { createScanner: () => new DefaultBoundaryScanner(abbreviations) };
+}

@@ -1,0 +1,211 @@
+import { isCjkLetter, isHighSurrogate, isLatinLetter, isSpaceCode } from './chars.js';
+import { type ResolvedChunkerOptions, resolveChunkerOptions } from './options.js';
+import { SpeechSanitizer } from './sanitize.js';
+import type { BoundaryKind, BoundaryScanner, Chunk, ChunkReason, Chunker, ChunkerOptions } from './types.js';
+
+/** Candidate slots, best first: a length split prefers the latest sentence end, then clause, then word. */
+const SENTENCE = 0;
+const CLAUSE = 1;
+const WORD = 2;
+const SLOT: Record<BoundaryKind, number> = { sentence: SENTENCE, clause: CLAUSE, word: WORD };
+
+/**
+ * Raw deltas → sanitizer → boundary scanner → policy. Everything is one pass, character by
+ * character, with state instead of rescans, so `push()` costs O(delta length): the pending text
+ * is only sliced when a chunk is cut.
+ *
+ * Rules the policies share:
+ * - A boundary cuts at the moment it becomes certain (see the boundary detector), never later.
+ * - `[start, end)` tile the raw reply from 0 up to the last chunk; the end of a chunk is the raw
+ *   offset of the character that confirmed its boundary (the space after `Hello.`), or the end of
+ *   the text seen at a flush/end, so markup closing a sentence (`Hello.**`) stays with it.
+ * - Text that sanitizes to nothing is never emitted; its span joins the next chunk.
+ * - Flush: the chunk after a flush is not "first" again. The asymmetric first chunk exists to
+ *   fill the silence before the reply's first audio; once anything has been spoken, a flush
+ *   (a tool call, an LLM flush) leaves the player with queued or finished audio either way, and a
+ *   pure chunker cannot know how long the pause is. A flush before any text was emitted keeps
+ *   the next chunk first, because nothing has been heard yet.
+ */
+class StreamingChunker implements Chunker {
+  readonly #options: ResolvedChunkerOptions;
+  readonly #sanitizer: SpeechSanitizer;
+  readonly #scanner: BoundaryScanner;
+  #out: Chunk[] = [];
+  #rawLength = 0;
+  #rangeStart = 0;
+  #firstPending: boolean;
+
+  /** Pending sanitized text: whitespace-collapsed, no leading space, at most one trailing space. */
+  #text = '';
+  #endsWithSpace = false;
+  #lastRaw = -1;
+  #words = 0;
+  #cjkLetters = 0;
+  #latinLetters = 0;
+  /** Latest boundary of each kind inside `#text` (position, raw offset); -1 when none. */
+  readonly #candidateAt = [-1, -1, -1];
+  readonly #candidateRaw = [0, 0, 0];
+
+  constructor(options: ChunkerOptions | undefined) {
+    this.#options = resolveChunkerOptions(options);
+    this.#firstPending = this.#options.policy === 'asymmetric';
+    this.#scanner = this.#options.boundaryDetector.createScanner();
+    this.#sanitizer = new SpeechSanitizer((char, raw) => this.#onChar(char, raw));
+  }
+
+  push(delta: string): Chunk[] {
+    const out: Chunk[] = (this.#out = []);
+    if (delta.length > 0) {
+      this.#rawLength += delta.length;
+      this.#sanitizer.write(delta);
+    }
+    return out;
+  }
+
+  flush(): Chunk[] {
+    const out: Chunk[] = (this.#out = []);
+    this.#sanitizer.flush();
+    this.#scanner.reset();
+    this.#cutAll(this.#options.policy === 'unit' ? 'unit' : 'flush');
+    return out;
+  }
+
+  end(): Chunk[] {
+    const out: Chunk[] = (this.#out = []);
+    this.#sanitizer.end();
+    this.#scanner.reset();
+    this.#cutAll('end');
+    this.#rawLength = 0;
+    this.#rangeStart = 0;
+    this.#firstPending = this.#options.policy === 'asymmetric';
+    return out;
+  }
+
+  #onChar(char: string, raw: number): void {
+    const hit = this.#scanner.next(char);
+    if (hit?.before) this.#boundary(hit.before, raw);
+    this.#append(char, raw);
+    if (hit?.after) this.#boundary(hit.after, raw + 1);
+  }
+
+  /** A certain boundary at the current end of the pending text. */
+  #boundary(kind: BoundaryKind, rawCut: number): void {
+    const length = this.#trimmedLength();
+    if (length === 0) return;
+    const { policy, minSentenceChars } = this.#options;
+    if (policy !== 'unit') {
+      if (this.#firstPending) {
+        if (kind !== 'word' && this.#firstMayEndNaturally(length)) return this.#cut(length, rawCut, kind);
+        if (this.#firstMustEnd(length)) return this.#cut(length, rawCut, 'length');
+      } else if (kind === 'sentence' && (policy === 'sentence' || length >= minSentenceChars)) {
+        return this.#cut(length, rawCut, 'sentence');
+      }
+    }
+    for (let slot = SLOT[kind]; slot <= WORD; slot++) {
+      this.#candidateAt[slot] = length;
+      this.#candidateRaw[slot] = rawCut;
+    }
+  }
+
+  #firstMayEndNaturally(length: number): boolean {
+    const target = this.#options.firstChunkTargetChars;
+    if (target !== undefined) return length >= Math.ceil(target / 2);
+    return this.#words >= this.#options.firstChunkMinWords;
+  }
+
+  #firstMustEnd(length: number): boolean {
+    const { firstChunkTargetChars: target, firstChunkMaxWords, firstChunkMaxChars } = this.#options;
+    if (target !== undefined) return length >= target;
+    if (this.#words >= firstChunkMaxWords) return true;
+    return this.#cjkLetters > this.#latinLetters && length >= firstChunkMaxChars;
+  }
+
+  #append(char: string, raw: number): void {
+    const code = char.charCodeAt(0);
+    if (isSpaceCode(code)) {
+      if (this.#text.length === 0 || this.#endsWithSpace) return;
+      this.#text += ' ';
+      this.#endsWithSpace = true;
+      return;
+    }
+    if (this.#text.length >= this.#options.maxChunkChars) this.#splitForLength(code, raw);
+    if (this.#text.length === 0 || this.#endsWithSpace) this.#words++;
+    this.#text += char;
+    this.#endsWithSpace = false;
+    this.#lastRaw = raw;
+    if (this.#firstPending) {
+      if (isCjkLetter(code)) this.#cjkLetters++;
+      else if (isLatinLetter(code)) this.#latinLetters++;
+    }
+  }
+
+  /** The pending text is full: cut at the best certain boundary, or hard when there is none. */
+  #splitForLength(nextCode: number, nextRaw: number): void {
+    const half = Math.ceil(this.#options.maxChunkChars / 2);
+    const at = this.#candidateAt;
+    const slot = at[SENTENCE] >= half ? SENTENCE : at[CLAUSE] >= half ? CLAUSE : at[WORD] > 0 ? WORD : -1;
+    if (slot >= 0) return this.#cut(at[slot], this.#candidateRaw[slot], 'length');
+    let length = this.#trimmedLength();
+    let rawCut = nextRaw;
+    const lowSurrogate = nextCode >= 0xdc00 && nextCode <= 0xdfff;
+    if (lowSurrogate && !this.#endsWithSpace && length > 1 && isHighSurrogate(this.#text.charCodeAt(length - 1))) {
+      length -= 1;
+      rawCut = this.#lastRaw;
+    }
+    this.#cut(length, rawCut, 'length');
+  }
+
+  #cutAll(reason: ChunkReason): void {
+    const length = this.#trimmedLength();
+    if (length > 0) this.#cut(length, this.#rawLength, reason);
+    this.#candidateAt.fill(-1);
+  }
+
+  #cut(length: number, rawCut: number, reason: ChunkReason): void {
+    const text = this.#text;
+    const chunkText = text.slice(0, length).trimEnd();
+    if (chunkText.length > 0) {
+      this.#out.push({ text: chunkText, start: this.#rangeStart, end: rawCut, reason });
+      this.#rangeStart = rawCut;
+      this.#firstPending = false;
+    }
+    let rest = length === text.length ? '' : text.slice(length);
+    if (rest.charCodeAt(0) === 32) rest = rest.slice(1);
+    const removed = text.length - rest.length;
+    this.#text = rest;
+    this.#endsWithSpace = rest.length > 0 && rest.charCodeAt(rest.length - 1) === 32;
+    for (let slot = SENTENCE; slot <= WORD; slot++) {
+      const shifted = this.#candidateAt[slot] - removed;
+      this.#candidateAt[slot] = shifted > 0 ? shifted : -1;
+    }
+    this.#recount(rest);
+  }
+
+  /** Word and script counts of a remainder after a cut (short: at most `maxChunkChars`). */
+  #recount(rest: string): void {
+    this.#words = 0;
+    this.#cjkLetters = 0;
+    this.#latinLetters = 0;
+    let inWord = false;
+    for (let k = 0; k < rest.length; k++) {
+      const code = rest.charCodeAt(k);
+      if (code === 32) {
+        inWord = false;
+        continue;
+      }
+      if (!inWord) this.#words++;
+      inWord = true;
+      if (isCjkLetter(code)) this.#cjkLetters++;
+      else if (isLatinLetter(code)) this.#latinLetters++;
+    }
+  }
+
+  #trimmedLength(): number {
+    return this.#endsWithSpace ? this.#text.length - 1 : this.#text.length;
+  }
+}
+
+/** Creates a pure, synchronous chunker for one reply at a time (reusable after `end()`). */
+export function createChunker(options?: ChunkerOptions): Chunker {
+  return new StreamingChunker(options);
+}

@@ -1,0 +1,15 @@
+export type {
+  BoundaryDetector,
+  BoundaryHit,
+  BoundaryKind,
+  BoundaryScanner,
+  Chunk,
+  ChunkPolicy,
+  ChunkReason,
+  Chunker,
+  ChunkerOptions,
+} from './types.js';
+export { createChunker } from './chunker.js';
+export { DEFAULT_CHUNKER_OPTIONS, UNIT_MAX_CHUNK_CHARS } from './options.js';
+export { DEFAULT_ABBREVIATIONS, type BoundaryDetectorOptions, createBoundaryDetector } from './boundaries.js';
+export { SpeechSanitizer, type SanitizedCharSink, sanitizeForSpeech } from './sanitize.js';
