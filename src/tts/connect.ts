@@ -1,6 +1,21 @@
 import { APIConnectionError, APIStatusError, APITimeoutError } from '@livekit/agents';
 import type { IncomingMessage } from 'node:http';
-import { WebSocket } from 'ws';
+import { type RawData, WebSocket } from 'ws';
+
+const early = new WeakMap<WebSocket, { messages: Array<[RawData, boolean]>; stop: () => void }>();
+
+/**
+ * Messages that arrived between the handshake and the caller attaching its own listener (a
+ * provider may send an auth error in the same TCP read as the upgrade response). The caller
+ * replays them after attaching, so nothing — least of all the reason for a close — is lost.
+ */
+export function takeEarlyMessages(ws: WebSocket): Array<[RawData, boolean]> {
+  const entry = early.get(ws);
+  if (!entry) return [];
+  entry.stop();
+  early.delete(ws);
+  return entry.messages;
+}
 
 export interface ConnectOptions {
   provider: string;
@@ -22,6 +37,10 @@ export function openWebSocket(url: string, opts: ConnectOptions): Promise<WebSoc
       return;
     }
     const ws = new WebSocket(url, { headers: opts.headers, handshakeTimeout: opts.timeoutMs, perMessageDeflate: false });
+    const buffered: Array<[RawData, boolean]> = [];
+    const onEarly = (data: RawData, isBinary: boolean) => buffered.push([data, isBinary]);
+    ws.on('message', onEarly);
+    early.set(ws, { messages: buffered, stop: () => ws.off('message', onEarly) });
     let settled = false;
     const settle = (err?: Error) => {
       if (settled) return;

@@ -170,13 +170,18 @@ export class SocketPool {
           { inactivityTimeoutMs: this.#opts.inactivityTimeoutMs },
           { onIdle: () => this.#topUpSpare(), onClosed: (s) => this.#forget(s) },
         );
-        this.#sockets.add(socket);
         this.#opened++;
+        if (!socket.isOpen) {
+          // Refused right after the handshake (e.g. an auth error frame): report why.
+          throw socket.failure ?? new APIConnectionError({ message: `${this.#codec.provider} closed the socket on connect` });
+        }
+        this.#sockets.add(socket);
         this.#failures = 0;
         this.#nextAttemptAt = 0;
         return socket;
       } catch (err) {
         this.#failures++;
+        if (err instanceof APIError && !err.retryable) throw err; // a rejected key is not a reason to hammer the provider
         const backoff = Math.min(this.#opts.backoffMaxMs, this.#opts.backoffBaseMs * 2 ** (this.#failures - 1));
         this.#nextAttemptAt = Date.now() + backoff * (0.5 + Math.random() / 2);
         throw err instanceof APIError ? err : new APIConnectionError({ message: String(err) });

@@ -1,6 +1,7 @@
 import { APIConnectionError, APITimeoutError, type APIError, log } from '@livekit/agents';
 import type { RawData, WebSocket } from 'ws';
 import type { ProviderCodec, ProviderEvent, TrackKey } from './codec.js';
+import { takeEarlyMessages } from './connect.js';
 
 /** Receives the events of the tracks a stream owns on a socket. */
 export interface TrackOwner {
@@ -61,7 +62,11 @@ export class ProviderSocket {
     ws.on('error', (err: Error) =>
       this.#fail(new APIConnectionError({ message: `${codec.provider} socket error: ${err.message}` })),
     );
+    for (const [data, isBinary] of takeEarlyMessages(ws)) this.#onMessage(data, isBinary);
   }
+
+  /** A fatal error (e.g. rejected key) seen on this socket, so a new lease can fail fast with it. */
+  failure: APIError | undefined;
 
   get isOpen(): boolean {
     return !this.#closed && this.#ws.readyState === this.#ws.OPEN;
@@ -94,7 +99,7 @@ export class ProviderSocket {
   /** Registers a track and sends its messages. */
   send(track: TrackKey, owner: TrackOwner, messages: string[]): void {
     if (!this.isOpen) {
-      throw new APIConnectionError({ message: `${this.#codec.provider} socket is not open` });
+      throw this.failure ?? new APIConnectionError({ message: `${this.#codec.provider} socket is not open` });
     }
     const now = Date.now();
     const known = this.#tracks.get(track);
@@ -203,6 +208,7 @@ export class ProviderSocket {
 
   #fail(error: APIError): void {
     if (this.#closed) return;
+    this.failure = error;
     const owners = new Set<TrackOwner>();
     for (const t of this.#tracks.values()) if (t.owner) owners.add(t.owner);
     this.#tracks.clear();

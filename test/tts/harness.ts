@@ -1,0 +1,157 @@
+import { initializeLogger, type tts } from '@livekit/agents';
+import { tts as ttsNs } from '@livekit/agents';
+import { CartesiaTTS, type CartesiaTTSOptions, ResembleTTS, type ResembleTTSOptions } from '../../src/tts/index.js';
+import type { FirstwordTTS } from '../../src/tts/base.js';
+import { type CartesiaServer, startCartesiaServer, type CartesiaServerOptions } from '../servers/cartesia-server.js';
+import { type ResembleServer, startResembleServer, type ResembleServerOptions } from '../servers/resemble-server.js';
+import { tagForText } from '../servers/audio-tag.js';
+
+initializeLogger({ pretty: false, level: 'error' });
+
+export interface Collected {
+  frames: tts.SynthesizedAudio[];
+  samples: Int16Array;
+  endOfStream: boolean;
+}
+
+/** Reads a stream until END_OF_STREAM or its end, bounded by `timeoutMs`. */
+export async function collect(stream: AsyncIterable<tts.SynthesizedAudio | symbol>, timeoutMs = 10_000): Promise<Collected> {
+  const frames: tts.SynthesizedAudio[] = [];
+  let endOfStream = false;
+  const read = (async () => {
+    for await (const ev of stream) {
+      if (ev === ttsNs.SynthesizeStream.END_OF_STREAM) {
+        endOfStream = true;
+        break;
+      }
+      frames.push(ev as tts.SynthesizedAudio);
+    }
+  })();
+  await withTimeout(read, timeoutMs, 'stream did not finish');
+  return { frames, samples: concatSamples(frames), endOfStream };
+}
+
+export function concatSamples(frames: tts.SynthesizedAudio[]): Int16Array {
+  const total = frames.reduce((n, f) => n + f.frame.samplesPerChannel, 0);
+  const out = new Int16Array(total);
+  let o = 0;
+  for (const f of frames) {
+    out.set(f.frame.data.subarray(0, f.frame.samplesPerChannel), o);
+    o += f.frame.samplesPerChannel;
+  }
+  return out;
+}
+
+export async function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([
+      p,
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`timeout after ${ms} ms: ${what}`)), ms);
+      }),
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Pushes `deltas` as an LLM would, then ends the input. */
+export function speak(stream: tts.SynthesizeStream, deltas: string[]): void {
+  for (const d of deltas) stream.pushText(d);
+  stream.endInput();
+}
+
+/** Cuts text into token-like deltas (3–6 chars), deterministic. */
+export function tokens(text: string): string[] {
+  const out: string[] = [];
+  let i = 0;
+  let k = 0;
+  while (i < text.length) {
+    const n = 3 + (k++ % 4);
+    out.push(text.slice(i, i + n));
+    i += n;
+  }
+  return out;
+}
+
+/**
+ * Runs of equal |sample| → the tags heard, in order, with their sample counts. Runs of the same tag
+ * split across frames are merged; a 1-sample `final` marker frame of silence is ignored.
+ */
+export function heardTags(samples: Int16Array): Array<{ tag: number; samples: number }> {
+  const runs: Array<{ tag: number; samples: number }> = [];
+  for (const s of samples) {
+    const tag = Math.abs(s);
+    if (tag === 0) continue;
+    const last = runs[runs.length - 1];
+    if (last && last.tag === tag) last.samples++;
+    else runs.push({ tag, samples: 1 });
+  }
+  return runs;
+}
+
+/** A provider under test: its server, a TTS factory, and what it sent (texts in send order). */
+export interface ProviderFixture {
+  name: 'resemble' | 'cartesia';
+  server: ResembleServer | CartesiaServer;
+  make(opts?: Record<string, unknown>): FirstwordTTS;
+  /** Texts the server received for synthesis, in arrival order (per connection, optionally). */
+  sentTexts(): string[];
+  /** The exact text on the wire for a text the driver sent (as seen in the timeline). */
+  wireText(text: string): string;
+  /** Tag the server put on the audio of a text the driver sent. */
+  tagOf(text: string): number;
+  setServer(patch: Record<string, unknown>): void;
+  close(): Promise<void>;
+}
+
+export async function resembleFixture(server: Partial<ResembleServerOptions> = {}): Promise<ProviderFixture> {
+  const srv = await startResembleServer({ msPerChar: 2, ...server });
+  return {
+    name: 'resemble',
+    server: srv,
+    make: (opts = {}) =>
+      new ResembleTTS({ apiKey: 'test-key', voiceUuid: 'voice-1', baseURL: srv.url, sampleRate: 16000, ...(opts as Partial<ResembleTTSOptions>) }),
+    sentTexts: () => srv.received.map((r) => String(r.payload.data)),
+    wireText: (text) => text,
+    tagOf: (text) => tagForText(text),
+    setServer: (patch) => srv.setOptions(patch as Partial<ResembleServerOptions>),
+    close: () => srv.close(),
+  };
+}
+
+export async function cartesiaFixture(server: Partial<CartesiaServerOptions> = {}): Promise<ProviderFixture> {
+  const srv = await startCartesiaServer({ msPerChar: 2, ...server });
+  return {
+    name: 'cartesia',
+    server: srv,
+    make: (opts = {}) =>
+      new CartesiaTTS({ apiKey: 'test-key', voice: 'voice-1', baseURL: srv.httpUrl, sampleRate: 16000, ...(opts as Partial<CartesiaTTSOptions>) }),
+    sentTexts: () =>
+      srv.received
+        .map((r) => r.message)
+        .filter((m) => typeof m.transcript === 'string' && (m.transcript as string).length > 0)
+        .map((m) => String(m.transcript)),
+    // The codec appends the space that separates continuations; the server tags the exact transcript.
+    wireText: (text) => `${text} `,
+    tagOf: (text) => tagForText(`${text} `),
+    setServer: (patch) => srv.setOptions(patch as Partial<CartesiaServerOptions>),
+    close: () => srv.close(),
+  };
+}
+
+/** Texts the driver sent, per stream id, from the TTS timeline. */
+export function recordSent(engine: FirstwordTTS): Map<string, string[]> {
+  const sent = new Map<string, string[]>();
+  engine.timeline.on('sent', (e) => {
+    const list = sent.get(e.streamId) ?? [];
+    list.push(e.text);
+    sent.set(e.streamId, list);
+  });
+  return sent;
+}
+
+export const fixtures = { resemble: resembleFixture, cartesia: cartesiaFixture };
