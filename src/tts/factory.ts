@@ -1,16 +1,75 @@
 /**
- * Placeholder until the provider issues land: the integrator replaces this file with the real
- * factory (ResembleTTS / CartesiaTTS / the local voice). The signature is the contract.
+ * Config → the TTS the worker and the demo use. `local` runs the embedded voice: a loopback server
+ * that speaks Resemble's protocol, driven by the very ResembleTTS client production uses.
  */
 import type { tts } from '@livekit/agents';
 import type { AppConfig } from '../config.js';
+import { CartesiaTTS } from './cartesia.js';
+import { ResembleTTS } from './resemble.js';
 
 export interface CreatedTTS {
-  tts: tts.TTS;
+  tts: tts.TTS & { prewarm(): Promise<void> };
   /** Releases what the TTS holds open (sockets, the local voice server). */
   close(): Promise<void>;
 }
 
+/** Rate for the embedded voice: eSpeak-NG's native 22.05 kHz unless the config asks otherwise. */
+const LOCAL_DEFAULT_SAMPLE_RATE = 22050;
+
 export async function createTTS(config: AppConfig): Promise<CreatedTTS> {
-  throw new Error(`TTS provider ${config.tts.provider} is not available yet`);
+  const chunking = { policy: config.chunking.policy };
+  const sampleRate = config.tts.sampleRate;
+  switch (config.tts.provider) {
+    case 'resemble': {
+      const r = config.tts.resemble;
+      const engine = new ResembleTTS({
+        apiKey: r.apiKey,
+        voiceUuid: r.voiceUuid,
+        projectUuid: r.projectUuid,
+        model: r.model,
+        chunking,
+        ...(sampleRate ? { sampleRate } : {}),
+        ...(r.baseURL ? { baseURL: r.baseURL } : {}),
+      });
+      return { tts: engine, close: () => engine.close() };
+    }
+    case 'cartesia': {
+      const c = config.tts.cartesia;
+      const engine = new CartesiaTTS({
+        apiKey: c.apiKey,
+        voice: c.voice,
+        model: c.model,
+        language: c.language,
+        chunking,
+        ...(sampleRate ? { sampleRate } : {}),
+        ...(c.apiVersion ? { apiVersion: c.apiVersion } : {}),
+        ...(c.baseURL ? { baseURL: c.baseURL } : {}),
+      });
+      return { tts: engine, close: () => engine.close() };
+    }
+    case 'local': {
+      // Loaded lazily: the embedded voice is an optional (GPL) dependency.
+      const { startLocalVoiceServer } = await import('../local-voice/index.js');
+      const server = await startLocalVoiceServer({ port: config.tts.localPort });
+      try {
+        const engine = new ResembleTTS({
+          apiKey: server.apiKey,
+          voiceUuid: server.voiceUuid,
+          baseURL: server.url,
+          sampleRate: sampleRate ?? LOCAL_DEFAULT_SAMPLE_RATE,
+          chunking,
+        });
+        return {
+          tts: engine,
+          close: async () => {
+            await engine.close();
+            await server.close();
+          },
+        };
+      } catch (err) {
+        await server.close();
+        throw err;
+      }
+    }
+  }
 }

@@ -1,0 +1,53 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { CartesiaTTS, ResembleTTS } from '../../src/tts/index.js';
+import { type CreatedTTS, createTTS } from '../../src/tts/factory.js';
+import { testConfig } from '../helpers/config.js';
+import { collect, speak } from './harness.js';
+
+describe('createTTS', () => {
+  let created: CreatedTTS | undefined;
+  afterEach(async () => {
+    await created?.close();
+    created = undefined;
+  });
+
+  it('builds ResembleTTS from RESEMBLE_* with the configured rate and chunking', async () => {
+    created = await createTTS(
+      testConfig({
+        TTS_PROVIDER: 'resemble',
+        RESEMBLE_API_KEY: 'k',
+        RESEMBLE_VOICE_UUID: 'v',
+        TTS_SAMPLE_RATE: '16000',
+        CHUNK_POLICY: 'unit',
+      }),
+    );
+    expect(created.tts).toBeInstanceOf(ResembleTTS);
+    expect(created.tts.sampleRate).toBe(16000);
+  });
+
+  it('builds CartesiaTTS from CARTESIA_*', async () => {
+    created = await createTTS(testConfig({ TTS_PROVIDER: 'cartesia', CARTESIA_API_KEY: 'k', CARTESIA_VOICE: 'v' }));
+    expect(created.tts).toBeInstanceOf(CartesiaTTS);
+    expect(created.tts.sampleRate).toBe(24000);
+    expect(created.tts.model).toBe('sonic-3');
+  });
+
+  it('rejects a sample rate the provider does not serve, naming the valid ones', async () => {
+    await expect(
+      createTTS(testConfig({ TTS_PROVIDER: 'resemble', RESEMBLE_API_KEY: 'k', RESEMBLE_VOICE_UUID: 'v', TTS_SAMPLE_RATE: '24000' })),
+    ).rejects.toThrow(/8000, 16000, 22050/);
+  });
+
+  it('local: the production Resemble client speaks through the embedded voice', async () => {
+    created = await createTTS(testConfig({ TTS_PROVIDER: 'local' }));
+    expect(created.tts).toBeInstanceOf(ResembleTTS);
+    const stream = created.tts.stream();
+    speak(stream, ['Hello, this is the embedded voice.']);
+    const out = await collect(stream, 15_000);
+    const seconds = out.samples.length / created.tts.sampleRate;
+    expect(seconds).toBeGreaterThan(0.8);
+    expect(seconds).toBeLessThan(6);
+    const rms = Math.sqrt(out.samples.reduce((s, x) => s + x * x, 0) / out.samples.length);
+    expect(rms).toBeGreaterThan(300); // speech, not silence
+  });
+});
