@@ -97,12 +97,18 @@ export function splitForLimit(text: string, limit: number): string[] {
       lastMatchEnd(window, /[.!?。！？](?=\s)/g) ??
       lastMatchEnd(window, /[,;:，、](?=\s)/g) ??
       lastMatchEnd(window, /\s/g) ??
-      limit;
+      safeCut(window, limit);
     pieces.push(rest.slice(0, cut).trim());
     rest = rest.slice(cut).trimStart();
   }
   if (rest.trim()) pieces.push(rest.trim());
   return pieces.filter((p) => p.length > 0);
+}
+
+/** A hard cut that never separates a surrogate pair. */
+function safeCut(text: string, at: number): number {
+  const code = text.charCodeAt(at - 1);
+  return code >= 0xd800 && code <= 0xdbff ? at - 1 : at;
 }
 
 function lastMatchEnd(text: string, re: RegExp): number | undefined {

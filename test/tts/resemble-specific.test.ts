@@ -1,0 +1,142 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { Pcm16Reassembler, splitForLimit, stripRiffHeader } from '../../src/tts/pcm.js';
+import type { ResembleTTS } from '../../src/tts/index.js';
+import { buildWavHeader, type ResembleServer } from '../servers/resemble-server.js';
+import { type ProviderFixture, collect, fixtures, heardTags, recordSent, speak, tokens } from './harness.js';
+
+const REPLY = 'Sure, here is the plan. First we check the order. Then we call the courier and confirm the time.';
+
+describe('resemble codec on the wire', () => {
+  let fx: ProviderFixture;
+  let engine: ResembleTTS | undefined;
+  afterEach(async () => {
+    await engine?.close();
+    engine = undefined;
+    await fx?.close();
+  });
+  const server = () => fx.server as ResembleServer;
+
+  it('sends one numeric, increasing request per chunk with the real-time PCM settings', async () => {
+    fx = await fixtures.resemble();
+    engine = fx.make({ projectUuid: 'proj-1', model: 'chatterbox-turbo' }) as ResembleTTS;
+    const stream = engine.stream();
+    speak(stream, tokens(REPLY));
+    await collect(stream);
+    const payloads = server().received.map((r) => r.payload);
+    expect(payloads.length).toBeGreaterThan(1);
+    const ids = payloads.map((p) => p.request_id as number);
+    ids.forEach((id, i) => i > 0 && expect(id).toBeGreaterThan(ids[i - 1]!));
+    for (const p of payloads) {
+      expect(p).toMatchObject({
+        voice_uuid: 'voice-1',
+        project_uuid: 'proj-1',
+        model: 'chatterbox-turbo',
+        precision: 'PCM_16',
+        sample_rate: 16000,
+        no_audio_header: true,
+        output_format: 'wav',
+        binary_response: false,
+      });
+    }
+  });
+
+  it('binary frames are attributed in order with one request in flight', async () => {
+    fx = await fixtures.resemble({ frameBytes: 777 });
+    engine = fx.make({ binaryResponse: true }) as ResembleTTS;
+    const sent = recordSent(engine);
+    const stream = engine.stream();
+    speak(stream, tokens(REPLY));
+    const out = await collect(stream);
+    const texts = sent.get(stream.id)!;
+    expect(heardTags(out.samples).map((r) => r.tag)).toEqual(texts.map((t) => fx.tagOf(t)));
+    // Never two requests in flight: each request arrived after the previous one's audio_end.
+    const received = server().received;
+    expect(received.every((r) => r.payload.binary_response === true)).toBe(true);
+  });
+
+  it('turns audio_timestamps into word TimedStrings offset to the segment', async () => {
+    fx = await fixtures.resemble({ timestamps: true });
+    engine = fx.make({ wordTimestamps: true }) as ResembleTTS;
+    expect(engine.capabilities.alignedTranscript).toBe(true);
+    const stream = engine.stream();
+    speak(stream, tokens(REPLY));
+    const out = await collect(stream);
+    const timed = out.frames.flatMap((f) => f.timedTranscripts ?? []);
+    expect(timed.map((t) => t.text.trim()).join(' ')).toBe(REPLY);
+    for (let i = 1; i < timed.length; i++) expect(timed[i]!.startTime!).toBeGreaterThanOrEqual(timed[i - 1]!.startTime!);
+    const audioSeconds = out.samples.length / 16000;
+    expect(timed[timed.length - 1]!.endTime!).toBeLessThanOrEqual(audioSeconds + 1e-6);
+    expect(timed[timed.length - 1]!.endTime!).toBeGreaterThan(audioSeconds * 0.8);
+  });
+
+  it('splits text over the 3,000-character limit before sending and loses none of it', async () => {
+    fx = await fixtures.resemble({ msPerChar: 0.2 });
+    engine = fx.make({ chunking: { policy: 'unit' } }) as ResembleTTS;
+    const sentence = 'This sentence is one of many in a very long answer that never stops. ';
+    const reply = sentence.repeat(110).trim(); // ~7,600 characters, one unit
+    const stream = engine.stream();
+    speak(stream, tokens(reply));
+    await collect(stream, 20_000);
+    const data = server().received.map((r) => String(r.payload.data));
+    expect(data.length).toBeGreaterThanOrEqual(3);
+    for (const d of data) expect(d.length).toBeLessThanOrEqual(3000);
+    expect(server().rejected).toHaveLength(0);
+    expect(data.join(' ')).toBe(reply);
+  });
+
+  it('counts the watchdog from the head of the queue, not from the send', async () => {
+    // Each request takes ~0.3 s of real time; four are queued at once, so the last waits ~0.9 s
+    // behind the others — longer than the 0.5 s inactivity timeout — and must not time out.
+    fx = await fixtures.resemble({ realTimeFactor: 1, msPerChar: 15, frameBytes: 320 });
+    engine = fx.make({ pool: { inactivityTimeoutMs: 500 }, chunking: { policy: 'sentence' } }) as ResembleTTS;
+    const errors: Error[] = [];
+    engine.on('error', (e) => errors.push(e.error));
+    const sent = recordSent(engine);
+    const stream = engine.stream();
+    speak(stream, ['One two three four. ', 'Five six seven eight. ', 'Nine ten eleven twelve. ', 'Thirteen fourteen fifteen.']);
+    const out = await collect(stream, 10_000);
+    expect(errors).toHaveLength(0);
+    expect(heardTags(out.samples).map((r) => r.tag)).toEqual(sent.get(stream.id)!.map((t) => fx.tagOf(t)));
+  });
+});
+
+describe('PCM reassembly', () => {
+  const pcm = Buffer.from(Int16Array.from([1, -2, 300, -400, 5000, -6000]).buffer);
+
+  it('carries a byte across odd-length pieces', () => {
+    const r = new Pcm16Reassembler();
+    const parts = [pcm.subarray(0, 3), pcm.subarray(3, 4), pcm.subarray(4, 9), pcm.subarray(9)];
+    const out = Buffer.concat([...parts.map((p) => r.push(p)), r.end()]);
+    expect(out.equals(pcm)).toBe(true);
+    expect(r.droppedBytes).toBe(0);
+  });
+
+  it('strips a RIFF header with cue/LIST metadata, even when it arrives in pieces', () => {
+    const header = buildWavHeader({ sampleRate: 16000, formatCode: 1, bitsPerSample: 16 }, [
+      { sampleOffset: 0, sampleLength: 3, purpose: 'grph', text: 'Hi' },
+    ]);
+    expect(header.length).toBeGreaterThan(44);
+    const stream = Buffer.concat([header, pcm]);
+    const r = new Pcm16Reassembler();
+    const out: Buffer[] = [];
+    for (let i = 0; i < stream.length; i += 5) out.push(r.push(stream.subarray(i, i + 5)));
+    out.push(r.end());
+    expect(Buffer.concat(out).equals(pcm)).toBe(true);
+  });
+
+  it('leaves plain PCM alone, and drops only a dangling last byte', () => {
+    expect(stripRiffHeader(pcm)).toBe(pcm);
+    const r = new Pcm16Reassembler();
+    const out = Buffer.concat([r.push(pcm.subarray(0, 5)), r.end()]);
+    expect(out.equals(pcm.subarray(0, 4))).toBe(true);
+    expect(r.droppedBytes).toBe(1);
+  });
+
+  it('splitForLimit keeps every word, prefers sentence ends, and respects the limit', () => {
+    const text = 'Alpha beta gamma. Delta epsilon, zeta eta theta. Iota kappa lambda mu nu xi omicron.';
+    const pieces = splitForLimit(text, 30);
+    for (const p of pieces) expect(p.length).toBeLessThanOrEqual(30);
+    expect(pieces.join(' ')).toBe(text);
+    expect(pieces[0]).toBe('Alpha beta gamma.');
+  });
+});
