@@ -10,16 +10,16 @@ export interface CallerProfile {
   readonly channel: 'sip' | 'web';
   /** Safe to log: numbers masked (SIP identities embed the caller's number). */
   readonly logFields: Readonly<Record<string, string>>;
-  /** Present for SIP callers: sample rate for TTS and for `session.start()`. */
+  /** Present for SIP callers: room audio options for `session.start()`. */
   readonly telephony?: TelephonySessionOptions;
   /** Present for SIP callers: spoken at once, before any LLM turn. */
   readonly greeting?: string;
 }
 
 export interface DescribeCallerOptions {
-  /** Session language (`en`, `ko`, `ko-KR`…); picks the greeting. */
+  /** Greeting language (`en`, `ko`, `ko-KR`…). @defaultValue `sipEnv.language`, else `en` */
   language?: string;
-  /** From `readSipCallEnv()`; defaults to 16 kHz and the built-in greetings. */
+  /** From `readSipCallEnv()`; defaults to 16 kHz and the built-in English greeting. */
   sipEnv?: SipCallEnv;
 }
 
@@ -42,8 +42,8 @@ export function describeCaller(
       'caller.identity': maskIdentity(participant.identity),
       'caller.number': maskPhoneNumber(callerNumber(participant)),
     },
-    telephony: telephonySessionOptions(options.sipEnv?.sampleRate),
-    greeting: greetingFor(options.language, options.sipEnv?.greeting),
+    telephony: telephonySessionOptions(participant.identity, options.sipEnv?.sampleRate),
+    greeting: greetingFor(options.language ?? options.sipEnv?.language, options.sipEnv?.greeting),
   };
 }
 

@@ -20,26 +20,36 @@ export const TELEPHONY_SAMPLE_RATES = [8000, 16000, 24000] as const;
 export type TelephonySampleRate = (typeof TELEPHONY_SAMPLE_RATES)[number];
 
 const callEnvSchema = z.object({
-  /** Audio rate for SIP calls (room input/output and TTS). @defaultValue 16000 */
+  /** Room audio rate for SIP calls (input and output). @defaultValue 16000 */
   SIP_SAMPLE_RATE: z.coerce
     .number()
     .refine((n): n is TelephonySampleRate => (TELEPHONY_SAMPLE_RATES as readonly number[]).includes(n), {
       message: `must be one of ${TELEPHONY_SAMPLE_RATES.join(', ')}`,
     })
     .default(16000),
+  /** Language of the built-in greeting (en, ko). @defaultValue en */
+  SIP_LANGUAGE: z
+    .string()
+    .regex(/^[A-Za-z]{2,3}([-_][A-Za-z0-9]{2,8})*$/, 'must be a language tag such as en, ko or ko-KR')
+    .default('en'),
   /** Replaces the built-in greeting (any language). */
   SIP_GREETING: z.string().max(300, 'keep the greeting under 300 characters').optional(),
 });
 
 export type SipCallEnv = {
   sampleRate: TelephonySampleRate;
+  language: string;
   greeting?: string;
 };
 
 /** How the worker treats SIP callers; every variable is optional. */
 export function readSipCallEnv(env: Env = process.env): SipCallEnv {
   const parsed = parseEnvGroup('SIP call', callEnvSchema, env);
-  return { sampleRate: parsed.SIP_SAMPLE_RATE as TelephonySampleRate, greeting: parsed.SIP_GREETING };
+  return {
+    sampleRate: parsed.SIP_SAMPLE_RATE as TelephonySampleRate,
+    language: parsed.SIP_LANGUAGE,
+    greeting: parsed.SIP_GREETING,
+  };
 }
 
 const setupEnvSchema = z.object({

@@ -1,30 +1,36 @@
 import type { TelephonySampleRate } from './env.js';
 
 /**
- * Options for a session whose caller is on a phone line. The SIP bridge carries 8 kHz
- * (narrowband) or 16 kHz (wideband) audio; generating and publishing at 24–48 kHz only
- * adds bytes and resampling work before the bridge throws the extra band away.
+ * Room audio settings for a caller on a phone line. The SIP bridge carries 8 kHz
+ * (narrowband) or 16 kHz (wideband) audio: publishing at the framework's 24 kHz default
+ * only adds bytes and a resampling step before the bridge throws the extra band away,
+ * and listening at 16 kHz is what VAD and STT want anyway.
+ *
+ * The TTS keeps the rate it was prewarmed with (the worker prewarms one voice before it
+ * knows who will call), and the room output resamples it. A phone-only deployment sets
+ * TTS_SAMPLE_RATE to the same rate so nothing is resampled at all.
  */
 export interface TelephonySessionOptions {
-  /** Sample rate to ask the TTS provider for (PCM at this rate, no resampling). */
-  ttsSampleRate: TelephonySampleRate;
-  /** Spread into `AgentSession.start({ ... })`. */
+  sampleRate: TelephonySampleRate;
+  /** Spread into `AgentSession.start({ agent, room, ...startOptions })`. */
   startOptions: {
-    inputOptions: { audioSampleRate: TelephonySampleRate };
+    inputOptions: { audioSampleRate: TelephonySampleRate; participantIdentity: string };
     outputOptions: { audioSampleRate: TelephonySampleRate };
   };
 }
 
-/** @defaultValue sample rate 16000 (wideband telephony) */
+/** @defaultValue 16000 (wideband telephony) */
 export const DEFAULT_TELEPHONY_SAMPLE_RATE: TelephonySampleRate = 16000;
 
+/** `participantIdentity` links the session to this caller rather than whoever joins first. */
 export function telephonySessionOptions(
+  participantIdentity: string,
   sampleRate: TelephonySampleRate = DEFAULT_TELEPHONY_SAMPLE_RATE,
 ): TelephonySessionOptions {
   return {
-    ttsSampleRate: sampleRate,
+    sampleRate,
     startOptions: {
-      inputOptions: { audioSampleRate: sampleRate },
+      inputOptions: { audioSampleRate: sampleRate, participantIdentity },
       outputOptions: { audioSampleRate: sampleRate },
     },
   };

@@ -85,9 +85,9 @@ describe('describeCaller', () => {
     const caller = describeCaller(sipCaller, { language: 'ko' });
 
     expect(caller.channel).toBe('sip');
-    expect(caller.telephony?.ttsSampleRate).toBe(16000);
+    expect(caller.telephony?.sampleRate).toBe(16000);
     expect(caller.telephony?.startOptions).toEqual({
-      inputOptions: { audioSampleRate: 16000 },
+      inputOptions: { audioSampleRate: 16000, participantIdentity: 'sip_+14155550123' },
       outputOptions: { audioSampleRate: 16000 },
     });
     expect(caller.greeting).toBe(DEFAULT_GREETINGS.ko);
@@ -99,12 +99,14 @@ describe('describeCaller', () => {
     expect(JSON.stringify(caller.logFields)).not.toContain('5550123');
   });
 
-  it('honours SIP_SAMPLE_RATE and SIP_GREETING', () => {
-    const caller = describeCaller(sipCaller, {
-      sipEnv: readSipCallEnv({ SIP_SAMPLE_RATE: '8000', SIP_GREETING: 'Acme, hello!' }),
-    });
-    expect(caller.telephony?.ttsSampleRate).toBe(8000);
-    expect(caller.greeting).toBe('Acme, hello!');
+  it('honours SIP_SAMPLE_RATE, SIP_LANGUAGE and SIP_GREETING', () => {
+    const korean = describeCaller(sipCaller, { sipEnv: readSipCallEnv({ SIP_SAMPLE_RATE: '8000', SIP_LANGUAGE: 'ko-KR' }) });
+    expect(korean.telephony?.sampleRate).toBe(8000);
+    expect(korean.telephony?.startOptions.outputOptions.audioSampleRate).toBe(8000);
+    expect(korean.greeting).toBe(DEFAULT_GREETINGS.ko);
+
+    const custom = describeCaller(sipCaller, { sipEnv: readSipCallEnv({ SIP_GREETING: 'Acme, hello!' }) });
+    expect(custom.greeting).toBe('Acme, hello!');
   });
 
   it('leaves browser users alone: no telephony options, no greeting', () => {
@@ -120,12 +122,13 @@ describe('describeCaller', () => {
 
 describe('SIP env', () => {
   it('defaults the call options', () => {
-    expect(readSipCallEnv({})).toEqual({ sampleRate: 16000, greeting: undefined });
-    expect(readSipCallEnv({ SIP_SAMPLE_RATE: '' })).toEqual({ sampleRate: 16000, greeting: undefined });
+    expect(readSipCallEnv({})).toEqual({ sampleRate: 16000, language: 'en', greeting: undefined });
+    expect(readSipCallEnv({ SIP_SAMPLE_RATE: '' })).toEqual({ sampleRate: 16000, language: 'en', greeting: undefined });
   });
 
-  it('rejects a sample rate a phone line cannot carry', () => {
+  it('rejects a sample rate a phone line cannot carry and a malformed language', () => {
     expect(() => readSipCallEnv({ SIP_SAMPLE_RATE: '44100' })).toThrow(/SIP_SAMPLE_RATE: must be one of 8000, 16000, 24000/);
+    expect(() => readSipCallEnv({ SIP_LANGUAGE: 'korean please' })).toThrow(/SIP_LANGUAGE/);
   });
 
   it('parses the setup variables with defaults', () => {
