@@ -1,0 +1,101 @@
+import WebSocket from 'ws';
+import { pickLanguage } from './language.js';
+import { PcmFramer } from './pcm-framer.js';
+import { type ErrorFrame, type SynthesisRequest, errorFrame, parseRequest, stripMarkup } from './protocol.js';
+import type { EspeakSynthesizer } from './synthesizer.js';
+import { wavHeader } from './wav.js';
+
+/**
+ * One client socket. Requests are answered strictly in the order they arrived, one at a time,
+ * each as audio frames followed by `audio_end` — the ordering Resemble clients rely on. Bad
+ * requests get an error frame and the socket stays open, as the service does.
+ */
+export class VoiceConnection {
+  #socket: WebSocket;
+  #synthesizer: EspeakSynthesizer;
+  #frameMs: number;
+  #queue: SynthesisRequest[] = [];
+  #busy = false;
+  #nextAssignedId = 0;
+  #closed = new AbortController();
+
+  constructor(socket: WebSocket, synthesizer: EspeakSynthesizer, frameMs: number) {
+    this.#socket = socket;
+    this.#synthesizer = synthesizer;
+    this.#frameMs = frameMs;
+    socket.on('message', (data, isBinary) => this.#onMessage(data, isBinary));
+    socket.on('close', () => this.#closed.abort());
+    socket.on('error', () => this.#closed.abort());
+  }
+
+  #onMessage(data: WebSocket.RawData, isBinary: boolean): void {
+    if (isBinary) {
+      this.#sendJson(errorFrame('BadJSON', 400, 'requests must be JSON text frames'));
+      return;
+    }
+    const text = Array.isArray(data) ? Buffer.concat(data).toString('utf8') : Buffer.from(data as ArrayBuffer).toString('utf8');
+    const parsed = parseRequest(text, () => this.#nextAssignedId++);
+    if (!parsed.ok) {
+      this.#sendJson(parsed.error);
+      return;
+    }
+    this.#queue.push(parsed.request);
+    void this.#drain();
+  }
+
+  async #drain(): Promise<void> {
+    if (this.#busy) return;
+    this.#busy = true;
+    try {
+      while (this.#queue.length > 0 && !this.#closed.signal.aborted) {
+        await this.#voice(this.#queue.shift()!);
+      }
+    } finally {
+      this.#busy = false;
+    }
+  }
+
+  async #voice(request: SynthesisRequest): Promise<void> {
+    const framer = new PcmFramer({
+      inputRate: this.#synthesizer.sampleRate,
+      outputRate: request.sampleRate,
+      frameMs: this.#frameMs,
+    });
+    let headerPending = request.withHeader;
+    const send = (frames: Buffer[]) => {
+      for (const frame of frames) {
+        const bytes = headerPending ? Buffer.concat([wavHeader(request.sampleRate, 'streaming'), frame]) : frame;
+        headerPending = false;
+        this.#sendAudio(request, bytes);
+      }
+    };
+    try {
+      const text = stripMarkup(request.text);
+      await this.#synthesizer.synthesize(text, pickLanguage(text), { onAudio: (samples) => send(framer.push(samples)) }, this.#closed.signal);
+      send(framer.end());
+      this.#sendJson({ type: 'audio_end', request_id: request.requestId });
+    } catch (error) {
+      const explanation = error instanceof Error ? error.message : String(error);
+      this.#sendJson(errorFrame('SynthesisFailed', 500, explanation, request.requestId));
+    } finally {
+      framer.close();
+    }
+  }
+
+  #sendAudio(request: SynthesisRequest, bytes: Buffer): void {
+    if (request.binary) {
+      if (this.#socket.readyState === WebSocket.OPEN) this.#socket.send(bytes, { binary: true });
+      return;
+    }
+    this.#sendJson({
+      type: 'audio',
+      audio_content: bytes.toString('base64'),
+      request_id: request.requestId,
+      sample_rate: request.sampleRate,
+    });
+  }
+
+  #sendJson(message: ErrorFrame | Record<string, unknown>): void {
+    if (this.#socket.readyState === WebSocket.OPEN) this.#socket.send(JSON.stringify(message));
+  }
+}
