@@ -10,7 +10,6 @@ import {
   type JobProcess,
   ServerOptions,
   type VAD,
-  cli,
   defineAgent,
   log,
 } from '@livekit/agents';
@@ -19,7 +18,9 @@ import * as silero from '@livekit/agents-plugin-silero';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type AppConfig, ConfigError, loadConfig, loadEnvFile, redactedConfig } from './config.js';
+import { EnvGroupError, readLifecycleEnv, runAgentApp } from './lifecycle/index.js';
 import { createAssistant, createSession } from './session.js';
+import { describeCaller, greetSipCaller, readSipCallEnv } from './sip/index.js';
 import { type CreatedTTS, createTTS } from './tts/factory.js';
 
 export interface ProcessData {
@@ -63,6 +64,9 @@ export async function entry(ctx: JobContext<ProcessData>): Promise<void> {
   logger.debug({ config: redactedConfig(config) }, 'job starting');
 
   await ctx.connect();
+  // SIP callers (identity and number masked in logs) get telephony audio and an instant greeting.
+  const caller = describeCaller(await ctx.waitForParticipant(), { sipEnv: readSipCallEnv() });
+  logger.info(caller.logFields, 'caller joined');
 
   const vad = ctx.proc.userData.vad ?? (await silero.VAD.load());
   const voice = await (ctx.proc.userData.voice ?? prepareVoice(config));
@@ -83,7 +87,8 @@ export async function entry(ctx: JobContext<ProcessData>): Promise<void> {
     },
     config,
   );
-  await session.start({ agent: createAssistant(config), room: ctx.room });
+  await session.start({ agent: createAssistant(config), room: ctx.room, ...caller.telephony?.startOptions });
+  greetSipCaller(session, caller);
   logger.info({ provider: config.tts.provider }, 'session started');
 }
 
@@ -101,13 +106,16 @@ export function runWorkerCli(argv: string[] = process.argv): void {
   if (WORKER_COMMANDS.has(argv[2] ?? '')) {
     try {
       agentName = loadConfig(process.env, { mode: 'worker' }).agentName;
+      readSipCallEnv();
+      readLifecycleEnv();
     } catch (error) {
-      if (!(error instanceof ConfigError)) throw error;
+      if (!(error instanceof ConfigError) && !(error instanceof EnvGroupError)) throw error;
       process.stderr.write(`${error.message}\n`);
       process.exit(1);
     }
   }
-  cli.runApp(new ServerOptions({ agent: fileURLToPath(import.meta.url), agentName }));
+  // `start` gets the graceful runner (PM2 ready signal, drain then exit 0); the rest is cli.runApp.
+  runAgentApp(new ServerOptions({ agent: fileURLToPath(import.meta.url), agentName }), argv);
 }
 
 const invokedDirectly =

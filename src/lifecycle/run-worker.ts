@@ -22,6 +22,8 @@ export interface RunWorkerOptions {
   sendToParent?: SendToParent;
   shutdown?: Partial<GracefulShutdownOptions>;
   exit: (code: number) => void;
+  /** Where LIVEKIT_URL / _API_KEY / _API_SECRET / _WORKER_TOKEN come from, as in the framework's CLI. */
+  env: Readonly<Record<string, string | undefined>>;
 }
 
 /**
@@ -59,6 +61,7 @@ const defaults = (): RunWorkerOptions => ({
   drainTimeoutMs: readLifecycleEnv().drainTimeoutMs,
   createServer: (options) => new AgentServer(options),
   exit: (code) => process.exit(code),
+  env: process.env,
 });
 
 /**
@@ -76,10 +79,17 @@ export async function runWorker(serverOptions: ServerOptions, opts: Partial<RunW
   // Rebuilt like the framework's CLI does, but an unset load threshold (the dev default,
   // Infinity, baked in when the agent file built its options) gets the production default
   // (0.7) back: a worker that never reports itself full takes calls until the CPU chokes.
+  // The credentials come from the environment first, as the CLI's `--url`/`--api-key`
+  // options do: `ServerOptions` defaults wsURL to ws://localhost:7880, which would
+  // otherwise shadow LIVEKIT_URL.
   const { production: _ignored, loadThreshold, ...rest } = serverOptions;
   const server = options.createServer(
     new ServerOptions({
       ...rest,
+      wsURL: options.env.LIVEKIT_URL || rest.wsURL,
+      apiKey: options.env.LIVEKIT_API_KEY || rest.apiKey,
+      apiSecret: options.env.LIVEKIT_API_SECRET || rest.apiSecret,
+      workerToken: options.env.LIVEKIT_WORKER_TOKEN || rest.workerToken,
       loadThreshold: loadThreshold === Infinity && !rest.simulation ? undefined : loadThreshold,
       production: true,
       logLevel: options.logLevel,

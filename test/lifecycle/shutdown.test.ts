@@ -48,9 +48,16 @@ function startWorker(env: Record<string, string> = {}) {
 describe('graceful shutdown of the worker process', () => {
   it("sends PM2 'ready' once registered, then exits 0 promptly on SIGTERM with no active job", async () => {
     // the drain timeout (60 s) is far beyond the 20 s the helper allows: waiting for it fails the test
-    const worker = startWorker({ SHUTDOWN_DRAIN_TIMEOUT_S: '60' });
+    const worker = startWorker({ SHUTDOWN_DRAIN_TIMEOUT_S: '60', LIVEKIT_URL: 'wss://example.livekit.cloud' });
     await worker.ready();
-    expect(worker.messages).toContainEqual({ fixture: 'running', production: true, port: 8081 });
+    // production options as the framework's `start` would build them, URL from the environment
+    expect(worker.messages).toContainEqual({
+      fixture: 'running',
+      production: true,
+      port: 8081,
+      wsURL: 'wss://example.livekit.cloud',
+      loadThreshold: 0.7,
+    });
 
     worker.child.kill('SIGTERM');
     const result = await worker.exited;
