@@ -1,5 +1,6 @@
 import { APIConnectionError, type APIConnectOptions, DEFAULT_API_CONNECT_OPTIONS, tts } from '@livekit/agents';
 import { EventEmitter } from 'node:events';
+import { AdaptiveFirstChunk } from '../latency/adaptive.js';
 import type { ProviderCodec } from './codec.js';
 import type { DriverOptions } from './options.js';
 import { type PoolStats, SocketPool, type SocketPoolOptions } from './pool.js';
@@ -16,6 +17,7 @@ export abstract class FirstwordTTS extends tts.TTS {
   #codec: ProviderCodec;
   #pool: SocketPool;
   #driver: DriverOptions;
+  #adaptive: AdaptiveFirstChunk | undefined;
 
   protected constructor(
     codec: ProviderCodec,
@@ -28,6 +30,16 @@ export abstract class FirstwordTTS extends tts.TTS {
     this.#driver = driver;
     this.#pool = new SocketPool(codec, pool);
     this.timeline.setMaxListeners(100);
+    const adaptive = driver.chunking.adaptive;
+    if (adaptive) {
+      this.#adaptive = new AdaptiveFirstChunk({ sequentialProvider: !codec.multiplexed, ...(adaptive === true ? {} : adaptive) });
+      this.#adaptive.observe(this.timeline);
+    }
+  }
+
+  /** Running estimates behind `chunking.adaptive` (undefined when it is off). */
+  get adaptiveFirstChunk(): AdaptiveFirstChunk | undefined {
+    return this.#adaptive;
   }
 
   override get provider(): string {
@@ -44,7 +56,10 @@ export abstract class FirstwordTTS extends tts.TTS {
   }
 
   stream(options?: { connOptions?: APIConnectOptions }): DriverStream {
-    return new DriverStream(this, this.#codec, this.#pool, this.#driver, this.timeline, options?.connOptions);
+    const driver = this.#adaptive
+      ? { ...this.#driver, chunking: { ...this.#driver.chunking, firstChunkTargetChars: this.#adaptive.plan().targetChars } }
+      : this.#driver;
+    return new DriverStream(this, this.#codec, this.#pool, driver, this.timeline, options?.connOptions);
   }
 
   /** Same driver with the chunker overridden, e.g. whole text as one unit for `synthesize()`. */

@@ -1,9 +1,8 @@
 import { APIConnectionError, type APIConnectOptions, AudioByteStream, DEFAULT_API_CONNECT_OPTIONS, shortuuid, tts } from '@livekit/agents';
-import type { ChunkerOptions } from '../chunking/index.js';
 import { FirstwordTTS } from './base.js';
 import { CartesiaCodec } from './cartesia-codec.js';
 import { handshakeError, providerUrl } from './connect.js';
-import { DEFAULT_DRIVER_OPTIONS } from './options.js';
+import { DEFAULT_DRIVER_OPTIONS, type TTSChunkingOptions } from './options.js';
 import { Pcm16Reassembler } from './pcm.js';
 import type { SocketPoolOptions } from './pool.js';
 
@@ -22,7 +21,7 @@ export interface CartesiaTTSOptions {
   sampleRate: number;
   /** @defaultValue '2026-03-01' */
   apiVersion: string;
-  chunking: ChunkerOptions;
+  chunking: TTSChunkingOptions;
   /** @defaultValue 'https://api.cartesia.ai' (WebSocket at /tts/websocket, bytes at /tts/bytes) */
   baseURL: string;
   /** Word timestamps → `TimedString`s (aligned transcripts). */

@@ -1,10 +1,21 @@
 import type { ChunkerOptions } from '../chunking/index.js';
+import type { AdaptiveFirstChunkOptions, AdaptivePriors } from '../latency/adaptive.js';
 import type { SocketPoolOptions } from './pool.js';
+
+/** The chunker's options, plus the TTS-level adaptive first chunk. */
+export interface TTSChunkingOptions extends ChunkerOptions {
+  /**
+   * Size each reply's first chunk from running estimates of the LLM's rate and the provider's
+   * latency and speed, so its playback covers chunk 2 (src/latency/adaptive.ts). Replaces
+   * `firstChunkTargetChars` per stream; `asymmetric` policy only. @defaultValue false
+   */
+  adaptive?: boolean | (Partial<Omit<AdaptiveFirstChunkOptions, 'priors'>> & { priors?: Partial<AdaptivePriors> });
+}
 
 /** Options every provider shares (the driver's knobs). */
 export interface DriverOptions {
   /** Chunking policy and limits (see src/chunking). */
-  chunking: ChunkerOptions;
+  chunking: TTSChunkingOptions;
   /** Audio frame length handed to LiveKit, in ms. Short frames mean earlier first audio. */
   frameMs: number;
   /** Turns a chunk's display text into what the provider should read (e.g. number reading). */

@@ -1,7 +1,6 @@
-import type { ChunkerOptions } from '../chunking/index.js';
 import { FirstwordTTS } from './base.js';
 import { providerUrl } from './connect.js';
-import { DEFAULT_DRIVER_OPTIONS } from './options.js';
+import { DEFAULT_DRIVER_OPTIONS, type TTSChunkingOptions } from './options.js';
 import type { SocketPoolOptions } from './pool.js';
 import { ResembleCodec } from './resemble-codec.js';
 
@@ -17,7 +16,7 @@ export interface ResembleTTSOptions {
   model?: string;
   /** @defaultValue 22050 (use 16000 for telephony) */
   sampleRate: number;
-  chunking: ChunkerOptions;
+  chunking: TTSChunkingOptions;
   /** @defaultValue 'wss://websocket.cluster.resemble.ai' (the adapter appends /stream) */
   baseURL: string;
   /** Audio as raw binary frames instead of base64 JSON (one request in flight per socket). */
