@@ -33,7 +33,8 @@ const SINGLE_INITIAL = /^[A-Z]$/;
 /** Opening quotes/brackets that may precede a word without being part of it. */
 const LEADING_PUNCTUATION = /^[("'\[{“‘«「『（]+/;
 
-const TOKEN_TAIL_MAX = 16;
+/** Longest token kept for the abbreviation check (a power of two: the ring index is masked). */
+const TOKEN_MAX = 16;
 
 const enum Clause {
   None,
@@ -52,13 +53,14 @@ const enum Line {
 }
 
 const KINDS: readonly (BoundaryKind | undefined)[] = [undefined, 'sentence', 'clause', 'word'];
+const KIND_INDEX = { sentence: 1, clause: 2, word: 3 } as const;
 /** Every before/after combination, allocated once: the scanner runs per character. */
 const HITS: readonly (readonly BoundaryHit[])[] = KINDS.map((before) =>
   KINDS.map((after) => Object.freeze({ ...(before && { before }), ...(after && { after }) })),
 );
 function hit(before: BoundaryKind | undefined, after: BoundaryKind | undefined): BoundaryHit | undefined {
   if (!before && !after) return undefined;
-  return HITS[KINDS.indexOf(before)][KINDS.indexOf(after)];
+  return HITS[before ? KIND_INDEX[before] : 0][after ? KIND_INDEX[after] : 0];
 }
 
 /** Marker for a terminator run that must not end anything, not even a word (Dr. Kim, 1. item). */
@@ -75,14 +77,16 @@ class DefaultBoundaryScanner implements BoundaryScanner {
   #runCjk = false;
   #runClosers = 0;
   #runAfterHangul = false;
-  #runToken = '';
+  /** Length of the token before the run; its codes stay in `#token` until the next whitespace. */
+  #runTokenLength = 0;
   #runListMarker = false;
   #runLink = false;
 
   #clause = Clause.None;
 
-  // The current token (run of non-space characters), kept short: only its tail is ever looked at.
-  #tokenTail = '';
+  // The current token (run of non-space characters): the first TOKEN_MAX code units, as codes, so
+  // that no string is built per character; the text is made only when a terminator needs it.
+  readonly #token = new Uint16Array(TOKEN_MAX);
   #tokenLength = 0;
   #tokenLink = false;
 
@@ -97,7 +101,6 @@ class DefaultBoundaryScanner implements BoundaryScanner {
   reset(): void {
     this.#run = false;
     this.#clause = Clause.None;
-    this.#tokenTail = '';
     this.#tokenLength = 0;
     this.#tokenLink = false;
     this.#line = Line.Start;
@@ -115,11 +118,11 @@ class DefaultBoundaryScanner implements BoundaryScanner {
     if (this.#run) {
       if (isTerminatorCode(code) && this.#runClosers === 0) {
         this.#extendRun(code);
-        this.#appendToken(char, code);
+        this.#appendToken(code);
         return undefined;
       }
       if (isCloserCode(code)) {
-        this.#appendToken(char, code);
+        this.#appendToken(code);
         // A CJK sentence end may wait for one closing quote, and no longer.
         if (this.#runCjk) {
           this.#run = false;
@@ -140,7 +143,7 @@ class DefaultBoundaryScanner implements BoundaryScanner {
       if (pending === Clause.EmDash) {
         if (code === 0x2014) {
           this.#clause = Clause.EmDash;
-          this.#appendToken(char, code);
+          this.#appendToken(code);
           return hit(before, undefined);
         }
         before ??= 'clause';
@@ -158,7 +161,6 @@ class DefaultBoundaryScanner implements BoundaryScanner {
       }
       this.#prevSpace = true;
       this.#prevHangul = false;
-      this.#tokenTail = '';
       this.#tokenLength = 0;
       this.#tokenLink = false;
       return hit(before, undefined);
@@ -173,7 +175,7 @@ class DefaultBoundaryScanner implements BoundaryScanner {
     if (this.#line !== Line.Other) {
       this.#line = isDigitCode(code) ? Line.Digits : Line.Other;
     }
-    this.#appendToken(char, code);
+    this.#appendToken(code);
     this.#prevSpace = false;
     this.#prevHangul = isHangulSyllable(code);
     return hit(before, after);
@@ -187,7 +189,7 @@ class DefaultBoundaryScanner implements BoundaryScanner {
     this.#runCjk = false;
     this.#runClosers = 0;
     this.#runAfterHangul = this.#prevHangul;
-    this.#runToken = this.#tokenLength <= TOKEN_TAIL_MAX ? this.#tokenTail : '';
+    this.#runTokenLength = this.#tokenLength;
     this.#runListMarker = code === 46 && this.#line === Line.Digits && this.#tokenLength <= 3;
     this.#runLink = this.#tokenLink;
     this.#extendRun(code);
@@ -206,7 +208,7 @@ class DefaultBoundaryScanner implements BoundaryScanner {
     if (this.#runCjk || this.#runStrong) return space || this.#runCjk ? 'sentence' : this.#glued(code, ellipsis);
     if (!space) return this.#glued(code, ellipsis);
     if (ellipsis) return 'clause';
-    if (this.#runListMarker || this.#isAbbreviation(this.#runToken)) return GUARDED;
+    if (this.#runListMarker || this.#isAbbreviation()) return GUARDED;
     return 'sentence';
   }
 
@@ -219,20 +221,26 @@ class DefaultBoundaryScanner implements BoundaryScanner {
     return ellipsis ? 'clause' : 'sentence';
   }
 
-  #isAbbreviation(token: string): boolean {
-    if (!token) return false;
-    const word = token.replace(LEADING_PUNCTUATION, '');
+  #isAbbreviation(): boolean {
+    const length = this.#runTokenLength;
+    if (length === 0 || length > TOKEN_MAX) return false;
+    const word = String.fromCharCode(...this.#token.subarray(0, length)).replace(LEADING_PUNCTUATION, '');
     return this.#abbreviations.has(word.toLowerCase()) || DOTTED.test(word) || SINGLE_INITIAL.test(word);
   }
 
-  #appendToken(char: string, code: number): void {
-    this.#tokenLength++;
-    this.#tokenTail =
-      this.#tokenTail.length >= TOKEN_TAIL_MAX ? this.#tokenTail.slice(1) + char : this.#tokenTail + char;
-    if (this.#tokenLink) return;
-    if (code === 64 /* @ */ && this.#tokenLength > 1) this.#tokenLink = true;
-    else if (code === 47 /* / */ && this.#tokenTail.endsWith('://')) this.#tokenLink = true;
-    else if (this.#tokenLength === 4 && this.#tokenTail.toLowerCase() === 'www.') this.#tokenLink = true;
+  #appendToken(code: number): void {
+    const length = this.#tokenLength;
+    const token = this.#token;
+    if (!this.#tokenLink) {
+      if (code === 64 /* @ */ && length > 0) this.#tokenLink = true;
+      else if (code === 47 /* / */ && length >= 2 && length <= TOKEN_MAX && token[length - 1] === 47 && token[length - 2] === 58) {
+        this.#tokenLink = true; // scheme://
+      } else if (length === 3 && code === 46 && (token[0] | 32) === 119 && (token[1] | 32) === 119 && (token[2] | 32) === 119) {
+        this.#tokenLink = true; // www.
+      }
+    }
+    if (length < TOKEN_MAX) token[length] = code;
+    this.#tokenLength = length + 1;
   }
 }
 
