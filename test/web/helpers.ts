@@ -1,0 +1,53 @@
+import type { Server } from 'node:http';
+import { createServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { type WebServerOptions, createWebServer } from '../../src/web/server.js';
+
+export const API_KEY = 'APIwebtest';
+export const API_SECRET = 'web-test-secret-long-enough-for-hs256-0123456789';
+
+/** A port nothing listens on: bind, note, release. */
+export async function closedPort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const { port } = probe.address() as AddressInfo;
+  await new Promise<void>((resolve) => probe.close(() => resolve()));
+  return port;
+}
+
+export interface RunningWebServer {
+  server: Server;
+  base: string;
+  close(): Promise<void>;
+}
+
+export async function startWebServer(overrides: Partial<WebServerOptions> = {}): Promise<RunningWebServer> {
+  const server = createWebServer({
+    livekitUrl: 'ws://127.0.0.1:7880',
+    apiKey: API_KEY,
+    apiSecret: API_SECRET,
+    ttlSeconds: 600,
+    agentName: 'firstword',
+    ...overrides,
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    server,
+    base: `http://127.0.0.1:${port}`,
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+export async function postToken(base: string, body: unknown, contentType = 'application/json') {
+  const response = await fetch(`${base}/token`, {
+    method: 'POST',
+    headers: { 'content-type': contentType },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+    signal: AbortSignal.timeout(5000),
+  });
+  return { status: response.status, headers: response.headers, body: (await response.json()) as Record<string, unknown> };
+}
