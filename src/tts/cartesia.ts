@@ -2,7 +2,8 @@ import { APIConnectionError, type APIConnectOptions, AudioByteStream, DEFAULT_AP
 import { FirstwordTTS } from './base.js';
 import { CartesiaCodec } from './cartesia-codec.js';
 import { handshakeError, providerUrl } from './connect.js';
-import { DEFAULT_DRIVER_OPTIONS, type TTSChunkingOptions } from './options.js';
+import type { SpeechOptions } from '../chunking/index.js';
+import { DEFAULT_DRIVER_OPTIONS, type TTSChunkingOptions, speechPreparer } from './options.js';
 import { Pcm16Reassembler } from './pcm.js';
 import type { SocketPoolOptions } from './pool.js';
 
@@ -27,6 +28,9 @@ export interface CartesiaTTSOptions {
   /** Word timestamps → `TimedString`s (aligned transcripts). */
   wordTimestamps: boolean;
   frameMs: number;
+  /** Spoken-form normalization of numbers, dates and aliases (Korean/English); `false` disables it. */
+  speech: SpeechOptions | false;
+  /** Custom text preparation; overrides `speech`. */
   prepareText?: (text: string) => string;
   connectTimeoutMs: number;
   allowInsecure: boolean;
@@ -41,6 +45,7 @@ const defaults = {
   baseURL: 'https://api.cartesia.ai',
   wordTimestamps: false,
   frameMs: DEFAULT_DRIVER_OPTIONS.frameMs,
+  speech: {},
   connectTimeoutMs: 10_000,
   allowInsecure: false,
   // Contexts multiplex on one socket, so a spare buys nothing after a barge-in.
@@ -74,11 +79,11 @@ export class CartesiaTTS extends FirstwordTTS {
     });
     super(
       codec,
-      { chunking: merged.chunking, frameMs: merged.frameMs, prepareText: merged.prepareText },
+      { chunking: merged.chunking, frameMs: merged.frameMs, prepareText: speechPreparer(merged) },
       merged.pool,
       { alignedTranscript: merged.wordTimestamps },
     );
-    this.#opts = { ...merged, apiKey };
+    this.#opts = { ...merged, apiKey, prepareText: speechPreparer(merged) };
     this.#bytesUrl = providerUrl(merged.baseURL, '/tts/bytes', 'http', merged.allowInsecure);
   }
 

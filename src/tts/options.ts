@@ -1,4 +1,4 @@
-import type { ChunkerOptions } from '../chunking/index.js';
+import { type ChunkerOptions, type SpeechOptions, normalizeForSpeech, toSsml } from '../chunking/index.js';
 import type { AdaptiveFirstChunkOptions, AdaptivePriors } from '../latency/adaptive.js';
 import type { SocketPoolOptions } from './pool.js';
 
@@ -28,3 +28,24 @@ export const DEFAULT_DRIVER_OPTIONS: DriverOptions = {
 };
 
 export type PoolTuning = Partial<SocketPoolOptions>;
+
+/** How chunk text becomes provider text: a custom function, SSML, spoken-form normalization, or as is. */
+export interface SpeechPreparation {
+  /** Spoken-form rewriting (numbers, dates, aliases); `false` sends the text as written. */
+  speech: SpeechOptions | false;
+  /** Send `<speak>` SSML built from the same decisions (providers that accept SSML). */
+  ssml?: boolean;
+  /** Overrides both. */
+  prepareText?: (text: string) => string;
+}
+
+export function speechPreparer(p: SpeechPreparation): ((text: string) => string) | undefined {
+  if (p.prepareText) return p.prepareText;
+  if (p.ssml) {
+    const opts = p.speech === false ? {} : p.speech;
+    return (text) => toSsml(text, opts);
+  }
+  if (p.speech === false) return undefined;
+  const opts = p.speech;
+  return (text) => normalizeForSpeech(text, opts);
+}

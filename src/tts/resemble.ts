@@ -1,6 +1,7 @@
 import { FirstwordTTS } from './base.js';
 import { providerUrl } from './connect.js';
-import { DEFAULT_DRIVER_OPTIONS, type TTSChunkingOptions } from './options.js';
+import type { SpeechOptions } from '../chunking/index.js';
+import { DEFAULT_DRIVER_OPTIONS, type TTSChunkingOptions, speechPreparer } from './options.js';
 import type { SocketPoolOptions } from './pool.js';
 import { ResembleCodec } from './resemble-codec.js';
 
@@ -26,6 +27,11 @@ export interface ResembleTTSOptions {
   /** Ask for timing metadata → word `TimedString`s (aligned transcripts). */
   wordTimestamps: boolean;
   frameMs: number;
+  /** Spoken-form normalization of numbers, dates and aliases (Korean/English); `false` disables it. */
+  speech: SpeechOptions | false;
+  /** Send SSML (`<speak>` with `<sub>`/`<say-as>`/`<break>`); LLM markup is always escaped. */
+  ssml: boolean;
+  /** Custom text preparation; overrides `speech` and `ssml`. */
   prepareText?: (text: string) => string;
   connectTimeoutMs: number;
   /** Permit ws:// to a non-loopback host (keys would travel in clear text). */
@@ -41,6 +47,8 @@ const defaults = {
   maxInFlight: 4,
   wordTimestamps: false,
   frameMs: DEFAULT_DRIVER_OPTIONS.frameMs,
+  speech: {},
+  ssml: false,
   connectTimeoutMs: 10_000,
   allowInsecure: false,
   pool: {},
@@ -75,7 +83,7 @@ export class ResembleTTS extends FirstwordTTS {
     });
     super(
       codec,
-      { chunking: merged.chunking, frameMs: merged.frameMs, prepareText: merged.prepareText },
+      { chunking: merged.chunking, frameMs: merged.frameMs, prepareText: speechPreparer(merged) },
       merged.pool,
       { alignedTranscript: merged.wordTimestamps },
     );

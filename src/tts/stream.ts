@@ -143,16 +143,19 @@ export class DriverStream extends tts.SynthesizeStream implements TrackOwner {
   }
 
   #addChunk(segment: Segment, chunk: Chunk): void {
-    const spoken = this.#opts.prepareText ? this.#opts.prepareText(chunk.text) : chunk.text;
-    if (!spoken.trim()) return;
+    // Split first, then prepare: the provider's limit counts spoken text, not SSML tags.
+    const prepare = this.#opts.prepareText ?? ((t: string) => t);
+    const pieces = splitForLimit(chunk.text, this.#codec.maxRequestChars)
+      .map(prepare)
+      .filter((p) => p.trim().length > 0);
+    if (!pieces.length) return;
     this.#timeline.emit('chunk', { streamId: this.id, segmentId: segment.id, index: this.#chunkIndex++, chunk, at: now() });
     if (this.#codec.trackPer === 'segment') {
       let track = segment.tracks[0];
       if (!track) track = this.#newTrack(segment, false);
       track.chunks.push(chunk);
-      for (const piece of splitForLimit(spoken, this.#codec.maxRequestChars)) track.texts.push(piece);
+      track.texts.push(...pieces);
     } else {
-      const pieces = splitForLimit(spoken, this.#codec.maxRequestChars);
       pieces.forEach((piece, i) => {
         const track = this.#newTrack(segment, true);
         if (i === 0) track.chunks.push(chunk);
@@ -199,7 +202,8 @@ export class DriverStream extends tts.SynthesizeStream implements TrackOwner {
             closesTrack: last && track.closed,
           });
           this.markStarted();
-          socket.send(track.key, this, messages);
+          // An open track whose text is all sent waits for the LLM, not for the provider.
+          socket.send(track.key, this, messages, last && !track.closed);
           track.sent++;
           if (last && track.closed) track.closeSent = true;
           this.#timeline.emit('sent', { streamId: this.id, segmentId: track.segment.id, track: track.key, text, at: now() });
@@ -211,7 +215,8 @@ export class DriverStream extends tts.SynthesizeStream implements TrackOwner {
             this.#endTrack(track);
             continue;
           }
-          socket.sendRaw(this.#codec.encodeClose(track.key));
+          // Through send(): closing makes the provider owe us the track's end again (watchdog).
+          socket.send(track.key, this, this.#codec.encodeClose(track.key));
           track.closeSent = true;
         }
       }

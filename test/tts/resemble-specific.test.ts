@@ -84,6 +84,26 @@ describe('resemble codec on the wire', () => {
     expect(data.join(' ')).toBe(reply);
   });
 
+  it('sends numbers in spoken form by default, as written when disabled, and escaped SSML on request', async () => {
+    fx = await fixtures.resemble();
+    const say = async (opts: Record<string, unknown>, text: string) => {
+      const e = fx.make(opts) as ResembleTTS;
+      const before = server().received.length;
+      const stream = e.stream();
+      speak(stream, [text]);
+      await collect(stream);
+      await e.close();
+      return server().received.slice(before).map((r) => String(r.payload.data)).join(' ');
+    };
+    expect(await say({}, '매장은 3시에 열고 입장료는 1,500원이에요.')).toBe('매장은 세 시에 열고 입장료는 천오백 원이에요.');
+    expect(await say({ speech: false }, '매장은 3시에 열어요.')).toBe('매장은 3시에 열어요.');
+    const ssml = await say({ ssml: true }, 'Doors open at 3 <b>sharp</b> & fast.');
+    expect(ssml.startsWith('<speak>')).toBe(true);
+    expect(ssml).toContain('&lt;b&gt;');
+    expect(ssml).toContain('&amp;');
+    expect(ssml).not.toContain('<b>');
+  });
+
   it('counts the watchdog from the head of the queue, not from the send', async () => {
     // Each request takes ~0.3 s of real time; four are queued at once, so the last waits ~0.9 s
     // behind the others — longer than the 0.5 s inactivity timeout — and must not time out.
