@@ -13,6 +13,18 @@ export interface TrackOwner {
 interface Outstanding {
   owner: TrackOwner | null; // null once the owning stream was interrupted: its frames are stale
   progressAt: number; // last send, audio, or (FIFO) time the track reached the head of the queue
+  /**
+   * All text the owner has so far was sent on this still-open track (a Cartesia context waiting
+   * for the LLM). Once audio has come since that send, the provider may owe nothing more until we
+   * send again, so a slow LLM must not look like a stalled provider.
+   */
+  awaitingInput: boolean;
+  heardSinceSend: boolean;
+}
+
+/** Whether the watchdog holds the provider to account for this track right now. */
+function watched(t: Outstanding): boolean {
+  return !(t.awaitingInput && t.heardSinceSend);
 }
 
 export interface ProviderSocketOptions {
@@ -96,15 +108,23 @@ export class ProviderSocket {
     return n;
   }
 
-  /** Registers a track and sends its messages. */
-  send(track: TrackKey, owner: TrackOwner, messages: string[]): void {
+  /**
+   * Registers a track and sends its messages. `awaitingInput`: this was the last text the owner
+   * has for the open track for now (more may follow later).
+   */
+  send(track: TrackKey, owner: TrackOwner, messages: string[], awaitingInput = false): void {
     if (!this.isOpen) {
       throw this.failure ?? new APIConnectionError({ message: `${this.#codec.provider} socket is not open` });
     }
     const now = Date.now();
     const known = this.#tracks.get(track);
-    if (known) known.progressAt = this.#isHead(track) || this.#codec.multiplexed ? now : known.progressAt;
-    else this.#tracks.set(track, { owner, progressAt: now });
+    if (known) {
+      known.progressAt = this.#isHead(track) || this.#codec.multiplexed ? now : known.progressAt;
+      known.awaitingInput = awaitingInput;
+      known.heardSinceSend = false;
+    } else {
+      this.#tracks.set(track, { owner, progressAt: now, awaitingInput, heardSinceSend: false });
+    }
     this.lastUsedAt = now;
     for (const m of messages) this.#ws.send(m);
     this.#armWatchdog();
@@ -183,6 +203,7 @@ export class ProviderSocket {
       return;
     }
     t.progressAt = now;
+    if (ev.type === 'audio') t.heardSinceSend = true;
     this.lastUsedAt = now;
     const terminal = ev.type === 'end' || ev.type === 'error';
     if (terminal) {
@@ -227,10 +248,12 @@ export class ProviderSocket {
     if (this.#closed || this.#tracks.size === 0) return;
     let oldest = Infinity;
     if (this.#codec.multiplexed) {
-      for (const t of this.#tracks.values()) oldest = Math.min(oldest, t.progressAt);
+      for (const t of this.#tracks.values()) if (watched(t)) oldest = Math.min(oldest, t.progressAt);
     } else {
-      oldest = this.#tracks.values().next().value!.progressAt;
+      const head = this.#tracks.values().next().value!;
+      if (watched(head)) oldest = head.progressAt;
     }
+    if (oldest === Infinity) return; // nothing is owed right now; the next send re-arms
     const wait = Math.max(0, oldest + this.#opts.inactivityTimeoutMs - Date.now());
     this.#watchdog = setTimeout(() => this.#onWatchdog(), wait + 1);
     this.#watchdog.unref?.();
@@ -240,7 +263,7 @@ export class ProviderSocket {
     this.#watchdog = null;
     const now = Date.now();
     const tracks = this.#codec.multiplexed ? [...this.#tracks.values()] : [this.#tracks.values().next().value];
-    const stalled = tracks.some((t) => t && now - t.progressAt >= this.#opts.inactivityTimeoutMs);
+    const stalled = tracks.some((t) => t && watched(t) && now - t.progressAt >= this.#opts.inactivityTimeoutMs);
     if (stalled) {
       this.#fail(
         new APITimeoutError({
