@@ -39,6 +39,10 @@ export interface AppConfig {
     };
     /** Loopback port of the local voice server; 0 picks a free one. */
     localPort: number;
+    /** Rewrite numbers, dates and aliases into spoken form before sending (src/chunking/speech). */
+    normalize: boolean;
+    /** Send SSML to Resemble (LLM markup escaped). */
+    resembleSsml: boolean;
   };
   chunking: { policy: ChunkPolicy };
   tuning: { ackMode: AckMode; ackSlowMs: number; metricsPort?: number };
@@ -165,6 +169,8 @@ const envSchema = z.object({
   CARTESIA_API_VERSION: text(),
   CARTESIA_BASE_URL: url(WEB_SCHEMES),
   LOCAL_VOICE_PORT: wholeNumber(0, 65535, 'port'),
+  TTS_NORMALIZE: choice(['on', 'off'] as const),
+  RESEMBLE_SSML: choice(['on', 'off'] as const),
   CHUNK_POLICY: choice(['asymmetric', 'sentence', 'unit'] as const),
   ACK_MODE: choice(['off', 'always', 'slow'] as const),
   ACK_SLOW_MS: wholeNumber(0, 10_000, 'milliseconds'),
@@ -212,6 +218,13 @@ function chooseProvider(env: ParsedEnv): TtsProvider {
   return 'local';
 }
 
+/** Rates each provider serves (Resemble's documented list; the local voice speaks Resemble). */
+const PROVIDER_SAMPLE_RATES: Record<TtsProvider, readonly number[]> = {
+  resemble: [8000, 16000, 22050, 32000, 44100, 48000],
+  local: [8000, 16000, 22050, 32000, 44100, 48000],
+  cartesia: [8000, 16000, 22050, 24000, 44100, 48000],
+};
+
 function requirementProblems(
   env: ParsedEnv,
   invalid: ReadonlySet<string>,
@@ -243,6 +256,13 @@ function requirementProblems(
   }
   if (provider === 'cartesia') {
     require('CARTESIA_API_KEY', 'TTS_PROVIDER is cartesia');
+    require('CARTESIA_VOICE', 'TTS_PROVIDER is cartesia and a voice id is needed');
+  }
+  const rates = PROVIDER_SAMPLE_RATES[provider];
+  if (env.TTS_SAMPLE_RATE !== undefined && !rates.includes(env.TTS_SAMPLE_RATE)) {
+    problems.push(
+      `TTS_SAMPLE_RATE must be one of ${rates.join(', ')} for ${provider} (got ${JSON.stringify(String(env.TTS_SAMPLE_RATE))})`,
+    );
   }
   return problems;
 }
@@ -275,6 +295,8 @@ function buildConfig(env: ParsedEnv, provider: TtsProvider): AppConfig {
         baseURL: env.CARTESIA_BASE_URL,
       },
       localPort: env.LOCAL_VOICE_PORT ?? CONFIG_DEFAULTS.localPort,
+      normalize: (env.TTS_NORMALIZE ?? 'on') === 'on',
+      resembleSsml: env.RESEMBLE_SSML === 'on',
     },
     chunking: { policy: env.CHUNK_POLICY ?? CONFIG_DEFAULTS.chunkPolicy },
     tuning: {
@@ -360,6 +382,8 @@ export function redactedConfig(config: AppConfig): Record<string, unknown> {
         baseURL: maskUrl(config.tts.cartesia.baseURL),
       },
       localPort: config.tts.localPort,
+      normalize: config.tts.normalize,
+      resembleSsml: config.tts.resembleSsml,
     },
     chunking: { ...config.chunking },
     tuning: { ...config.tuning },

@@ -120,7 +120,7 @@ describe('loadConfig', () => {
     it('follows the provider key that is set when TTS_PROVIDER is not', () => {
       const resemble = { RESEMBLE_API_KEY: SECRETS.RESEMBLE_API_KEY, RESEMBLE_VOICE_UUID: 'v-1' };
       expect(loadConfig(resemble, { mode: 'demo' }).tts.provider).toBe('resemble');
-      const cartesia = { CARTESIA_API_KEY: SECRETS.CARTESIA_API_KEY };
+      const cartesia = { CARTESIA_API_KEY: SECRETS.CARTESIA_API_KEY, CARTESIA_VOICE: 'voice-1' };
       expect(loadConfig(cartesia, { mode: 'demo' }).tts.provider).toBe('cartesia');
       expect(loadConfig({ ...resemble, ...cartesia }, { mode: 'demo' }).tts.provider).toBe(
         'resemble',
@@ -141,7 +141,26 @@ describe('loadConfig', () => {
       const cartesia = configError(() =>
         loadConfig({ ...WORKER_ENV, TTS_PROVIDER: 'cartesia' }, { mode: 'worker' }),
       );
-      expect(cartesia.problems.map((p) => p.split(' ')[0])).toEqual(['CARTESIA_API_KEY']);
+      expect(cartesia.problems.map((p) => p.split(' ')[0])).toEqual(['CARTESIA_API_KEY', 'CARTESIA_VOICE']);
+    });
+
+    it("checks TTS_SAMPLE_RATE against the chosen provider's rates", () => {
+      const resemble = { RESEMBLE_API_KEY: SECRETS.RESEMBLE_API_KEY, RESEMBLE_VOICE_UUID: 'v-1' };
+      const bad = configError(() => loadConfig({ ...resemble, TTS_SAMPLE_RATE: '24000' }, { mode: 'demo' }));
+      expect(bad.problems).toHaveLength(1);
+      expect(bad.problems[0]).toMatch(/^TTS_SAMPLE_RATE must be one of 8000, 16000, 22050, 32000, 44100, 48000 for resemble/);
+      const cartesia = { CARTESIA_API_KEY: SECRETS.CARTESIA_API_KEY, CARTESIA_VOICE: 'v', TTS_SAMPLE_RATE: '24000' };
+      expect(loadConfig(cartesia, { mode: 'demo' }).tts.sampleRate).toBe(24000);
+    });
+
+    it('reads TTS_NORMALIZE and RESEMBLE_SSML as on/off switches', () => {
+      expect(loadConfig({}, { mode: 'demo' }).tts).toMatchObject({ normalize: true, resembleSsml: false });
+      expect(loadConfig({ TTS_NORMALIZE: 'off', RESEMBLE_SSML: 'ON' }, { mode: 'demo' }).tts).toMatchObject({
+        normalize: false,
+        resembleSsml: true,
+      });
+      const bad = configError(() => loadConfig({ TTS_NORMALIZE: 'maybe' }, { mode: 'demo' }));
+      expect(bad.problems[0]).toMatch(/^TTS_NORMALIZE must be one of on, off/);
     });
   });
 

@@ -18,6 +18,7 @@ const LOCAL_DEFAULT_SAMPLE_RATE = 22050;
 
 export async function createTTS(config: AppConfig): Promise<CreatedTTS> {
   const chunking = { policy: config.chunking.policy };
+  const speech = config.tts.normalize ? {} : (false as const);
   const sampleRate = config.tts.sampleRate;
   switch (config.tts.provider) {
     case 'resemble': {
@@ -28,6 +29,8 @@ export async function createTTS(config: AppConfig): Promise<CreatedTTS> {
         projectUuid: r.projectUuid,
         model: r.model,
         chunking,
+        speech,
+        ssml: config.tts.resembleSsml,
         ...(sampleRate ? { sampleRate } : {}),
         ...(r.baseURL ? { baseURL: r.baseURL } : {}),
       });
@@ -41,6 +44,7 @@ export async function createTTS(config: AppConfig): Promise<CreatedTTS> {
         model: c.model,
         language: c.language,
         chunking,
+        speech,
         ...(sampleRate ? { sampleRate } : {}),
         ...(c.apiVersion ? { apiVersion: c.apiVersion } : {}),
         ...(c.baseURL ? { baseURL: c.baseURL } : {}),
@@ -58,6 +62,7 @@ export async function createTTS(config: AppConfig): Promise<CreatedTTS> {
           baseURL: server.url,
           sampleRate: sampleRate ?? LOCAL_DEFAULT_SAMPLE_RATE,
           chunking,
+          speech,
         });
         return {
           tts: engine,
