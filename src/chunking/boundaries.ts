@@ -81,6 +81,14 @@ class DefaultBoundaryScanner implements BoundaryScanner {
   #runTokenLength = 0;
   #runListMarker = false;
   #runLink = false;
+  #runAfterNumber = false;
+  /**
+   * `2024.` + space: a sentence end, or a Korean date/enumeration (2024. 11. 29.) going on. The
+   * next non-space character decides, so only sentences ending in a bare number wait that long.
+   */
+  #numberDot = false;
+  /** Inside a dotted number sequence (2024. 11.): its further parts (29.) end nothing. */
+  #numberChain = false;
 
   #clause = Clause.None;
 
@@ -100,6 +108,8 @@ class DefaultBoundaryScanner implements BoundaryScanner {
 
   reset(): void {
     this.#run = false;
+    this.#numberDot = false;
+    this.#numberChain = false;
     this.#clause = Clause.None;
     this.#tokenLength = 0;
     this.#tokenLink = false;
@@ -137,6 +147,12 @@ class DefaultBoundaryScanner implements BoundaryScanner {
       else before = decided;
     }
 
+    if (this.#numberDot && !(space && code !== LINE_FEED)) {
+      this.#numberDot = false;
+      if (isDigitCode(code)) this.#numberChain = true;
+      else if (!space) before = 'sentence';
+    }
+
     if (this.#clause !== Clause.None) {
       const pending = this.#clause;
       this.#clause = Clause.None;
@@ -172,6 +188,7 @@ class DefaultBoundaryScanner implements BoundaryScanner {
     else if (code === 0x2014) this.#clause = Clause.EmDash;
     else if ((code === 0x2013 || code === 45) && this.#prevSpace) this.#clause = Clause.SpacedDash;
 
+    if (this.#numberChain && !isDigitCode(code) && code !== 46) this.#numberChain = false;
     if (this.#line !== Line.Other) {
       this.#line = isDigitCode(code) ? Line.Digits : Line.Other;
     }
@@ -192,6 +209,7 @@ class DefaultBoundaryScanner implements BoundaryScanner {
     this.#runTokenLength = this.#tokenLength;
     this.#runListMarker = code === 46 && this.#line === Line.Digits && this.#tokenLength <= 3;
     this.#runLink = this.#tokenLink;
+    this.#runAfterNumber = this.#tokenIsNumber();
     this.#extendRun(code);
   }
 
@@ -209,6 +227,10 @@ class DefaultBoundaryScanner implements BoundaryScanner {
     if (!space) return this.#glued(code, ellipsis);
     if (ellipsis) return 'clause';
     if (this.#runListMarker || this.#isAbbreviation()) return GUARDED;
+    if (this.#runAfterNumber && this.#runDots === 1 && this.#runClosers === 0 && code !== LINE_FEED) {
+      if (!this.#numberChain) this.#numberDot = true;
+      return GUARDED;
+    }
     return 'sentence';
   }
 
@@ -226,6 +248,14 @@ class DefaultBoundaryScanner implements BoundaryScanner {
     if (length === 0 || length > TOKEN_MAX) return false;
     const word = String.fromCharCode(...this.#token.subarray(0, length)).replace(LEADING_PUNCTUATION, '');
     return this.#abbreviations.has(word.toLowerCase()) || DOTTED.test(word) || SINGLE_INITIAL.test(word);
+  }
+
+  /** The token is 1–4 digits (a year, a day, a count). */
+  #tokenIsNumber(): boolean {
+    const length = this.#tokenLength;
+    if (length === 0 || length > 4) return false;
+    for (let k = 0; k < length; k++) if (!isDigitCode(this.#token[k])) return false;
+    return true;
   }
 
   #appendToken(code: number): void {
@@ -253,6 +283,8 @@ class DefaultBoundaryScanner implements BoundaryScanner {
  * - Clause boundaries: `,` `;` `:` followed by whitespace, `—`, a spaced ` – ` or ` - `, the CJK
  *   `，` `、` `；` `：`, and an ellipsis (`...`, `…`) followed by whitespace — an ellipsis is a
  *   hesitation far more often than a sentence end ("그게... 잘 모르겠어요").
+ * - A `.` after a bare number (`42. `) ends a sentence only if the next non-space character is
+ *   not a digit: Korean dates and enumerations (`2024. 11. 29.`) stay whole.
  * - Never a boundary: inside numbers (3.14, 1,500, 3:30), URLs and e-mail addresses, after a known
  *   abbreviation or initial (Dr., e.g., U.S., J.), or after a list marker at the start of a line (1.)
  *   — in those places not even a word boundary is reported, so forced cuts keep them together.

@@ -1,4 +1,4 @@
-import { LINE_FEED, isSpaceCode, isWordChar, normalizeWhitespace } from './chars.js';
+import { LINE_FEED, isDigitCode, isSpaceCode, isWordChar, normalizeWhitespace } from './chars.js';
 
 /** Receives each character that survives sanitizing, with its offset in the raw reply, in order. */
 export type SanitizedCharSink = (char: string, rawIndex: number) => void;
@@ -53,7 +53,7 @@ const MAX_EMOTION_CHARS = 40;
  * released as soon as their fate is certain and the output never depends on how the input was
  * split into deltas.
  *
- * Removed: emphasis markers (`*`, `**`, `_` at word edges, `~~`), heading hashes, bullet markers,
+ * Removed: emphasis markers (`*`, `**` — but not arithmetic `2*3` / `5 * 3` —, `_` at word edges, `~~`), heading hashes, bullet markers,
  * blockquote `>`, horizontal rules, link syntax (`[text](url)` keeps `text`), images, inline-code
  * backticks (the code text itself is kept: it is usually a word of the sentence), fenced code
  * blocks including ```` ```card ```` blocks (whole), table rows (whole: a table is read with the eyes),
@@ -223,7 +223,6 @@ export class SpeechSanitizer {
   #text(c: string, code: number, i: number): boolean {
     switch (c) {
       case '*':
-        return true;
       case '_':
       case '~':
       case '`':
@@ -304,8 +303,7 @@ export class SpeechSanitizer {
       this.#held = '';
       this.#mode = Mode.Code;
       this.#codeLength = run.length;
-    } else if (run[0] === '~' ? run.length === 1 : isWordChar(this.#prevOut) && isWordChar(next)) {
-      // A lone ~ is prose (~5분, 3~5개); an underscore inside a word is part of it (snake_case).
+    } else if (isLiteralRun(run, this.#prevOut, next)) {
       this.#emitHeld();
     } else {
       this.#held = '';
@@ -420,6 +418,26 @@ export class SpeechSanitizer {
     this.#mode = mode;
     return false;
   }
+}
+
+/**
+ * A lone `~` is prose (~5분, 3~5개); an underscore inside a word is part of it (snake_case); a
+ * lone `*` between digits or between spaces is arithmetic (2*3, 5 * 3), never emphasis.
+ */
+function isLiteralRun(run: string, before: string, after: string): boolean {
+  switch (run[0]) {
+    case '~':
+      return run.length === 1;
+    case '_':
+      return isWordChar(before) && isWordChar(after);
+    case '*': {
+      if (run.length !== 1 || !before || !after) return false;
+      const b = before.charCodeAt(0);
+      const a = after.charCodeAt(0);
+      return (isDigitCode(b) && isDigitCode(a)) || (isSpaceCode(b) && isSpaceCode(a) && a !== LINE_FEED);
+    }
+  }
+  return false;
 }
 
 function isRule(held: string): boolean {

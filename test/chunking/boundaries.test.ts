@@ -19,6 +19,7 @@ const SENTENCES: ReadonlyArray<readonly [name: string, reply: string, expected: 
   ['a URL may end a sentence', 'Go to www.example.com. Then log in.', ['Go to www.example.com.', 'Then log in.']],
   ['list markers are not sentence ends', '1. First step.\n2. Second step.\n10. Tenth.', ['1. First step.', '2. Second step.', '10. Tenth.']],
   ['a number may end a sentence', 'I have 3. You have 4.', ['I have 3.', 'You have 4.']],
+  ['a number may end a sentence before a quote or bracket', 'I have 3. (Really.) "Yes."', ['I have 3.', '(Really.)', '"Yes."']],
   ['closing quotes and brackets stay with the sentence', 'He said "Stop." Then (quietly.) Left.', ['He said "Stop."', 'Then (quietly.)', 'Left.']],
   ['an ellipsis is not a sentence end', 'Well... I think so. Wait… what?', ['Well... I think so.', 'Wait… what?']],
   ['a newline is a sentence end', 'Line one\nLine two\n\nLine three', ['Line one', 'Line two', 'Line three']],
@@ -31,6 +32,8 @@ const SENTENCES: ReadonlyArray<readonly [name: string, reply: string, expected: 
   ['a closing quote after 。 stays with it', '「좋아요。」그럼요.', ['「좋아요。」', '그럼요.']],
   ['a quoted Korean sentence is not cut before 라고', '그는 "좋다."라고 말했다. 끝.', ['그는 "좋다."라고 말했다.', '끝.']],
   ['a Korean ellipsis is a hesitation', '그게... 잘 모르겠어요.', ['그게... 잘 모르겠어요.']],
+  ['Korean dotted dates are not cut', '회의는 2024. 11. 29. 오후예요. 그날 봬요.', ['회의는 2024. 11. 29. 오후예요.', '그날 봬요.']],
+  ['a Korean sentence may end in a number', '참석자는 12. 그럼 시작할게요.', ['참석자는 12.', '그럼 시작할게요.']],
   ['Korean list markers', '1. 첫째 항목입니다.\n2. 둘째 항목입니다.', ['1. 첫째 항목입니다.', '2. 둘째 항목입니다.']],
   ['a Korean domain is not cut', '주소는 http://예시.한국 입니다. 네.', ['주소는 http://예시.한국 입니다.', '네.']],
 ];

@@ -22,6 +22,7 @@ describe('asymmetric policy (default): the first chunk', () => {
     ['Korean: a short sentence merges forward', '네. 확인해 볼게요, 잠시만 기다려 주세요.', ['clause', '네. 확인해 볼게요,']],
     ['Korean: forced at the word boundary after 25 characters', '오늘 서울의 날씨는 맑고 기온은 영상 십오도 정도로 따뜻할 것으로 예상됩니다.', ['length', '오늘 서울의 날씨는 맑고 기온은 영상 십오도 정도로']],
     ['a forced cut never separates an abbreviation from its name', 'Today I will go and see Dr. Kim about it, then rest.', ['length', 'Today I will go and see Dr. Kim']],
+    ['a forced cut never splits a dotted date', '다음 회의는 2024. 11. 29. 오후 세 시에 열릴 예정입니다.', ['length', '다음 회의는 2024. 11. 29. 오후 세']],
     ['a forced cut never splits a number', 'It was about 1,500 or 3.14 or 3:30 more or less than before.', ['length', 'It was about 1,500 or 3.14 or 3:30']],
   ];
   it.each(FIRST)('%s', (_name, reply, first) => {
@@ -190,6 +191,11 @@ describe('eager release', () => {
   it('releases a CJK sentence on the next character, or at once on a closing quote', () => {
     expect(releaseIndex('알겠습니다。다음', { policy: 'sentence' })).toBe(6);
     expect(releaseIndex('「알겠습니다。」다음', { policy: 'sentence' })).toBe(7);
+  });
+
+  it('releases a sentence ending in a bare number on the next non-space character (2024. 11. is a date)', () => {
+    expect(releaseIndex('The answer is 42. Next', { policy: 'sentence' })).toBe(18);
+    expect(releaseIndex('날짜는 2024. 11. 29. 이에요 다음', { policy: 'sentence' })).toBe(-1);
   });
 
   it('releases at a newline', () => {

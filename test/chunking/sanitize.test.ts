@@ -6,6 +6,7 @@ const CASES: ReadonlyArray<readonly [name: string, raw: string, spoken: string]>
   ['plain English prose passes unchanged', 'Hello, world! Costs 3.14 or 1,500 at 3:30 (see above); C# is #1 - a [laugh] cue.', 'Hello, world! Costs 3.14 or 1,500 at 3:30 (see above); C# is #1 - a [laugh] cue.'],
   ['plain Korean prose passes unchanged', '네, 3~5개 정도요. 약 ~10분, 50% 할인! 「좋아요」라고 했어요.', '네, 3~5개 정도요. 약 ~10분, 50% 할인! 「좋아요」라고 했어요.'],
   ['bold and italic markers go', '**Bold** and *italic* and ***both*** here', 'Bold and italic and both here'],
+  ['arithmetic asterisks stay', '2*3 is 6 and 5 * 3 is 15, *not* 53', '2*3 is 6 and 5 * 3 is 15, not 53'],
   ['underscore emphasis goes, snake_case stays', '__strong__ and _em_ but my_var and __init__ stay', 'strong and em but my_var and init stay'],
   ['strikethrough goes, a single tilde stays', 'This is ~~wrong~~ right, ~5 minutes', 'This is wrong right, ~5 minutes'],
   ['headings lose their hashes', '# Title\n## 소제목\n###### Deep\nBody', 'Title 소제목 Deep Body'],
