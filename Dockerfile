@@ -1,0 +1,42 @@
+# firstword worker image: Node 20 slim, production dependencies only, non-root.
+#
+#   docker build -t firstword .
+#   docker run --env-file .env --stop-timeout 1890 -p 8081:8081 firstword
+#
+# --stop-timeout matters: Docker's default is 10 s, after which it SIGKILLs the worker
+# and hangs up on every live call. 1890 s = SHUTDOWN_DRAIN_TIMEOUT_S (1800) + 90 s for
+# the job processes to close. Compose: `stop_grace_period: 1890s`. See docs/operations.md.
+
+# --- build: compile TypeScript (tsc needs the dev dependencies) ------------------------------
+FROM node:20-bookworm-slim AS build
+WORKDIR /app
+COPY package.json package-lock.json .npmrc ./
+RUN npm ci --no-audit --no-fund
+COPY tsconfig.json ./
+COPY src ./src
+# Only src/ is in this stage, so the project's tsconfig compiles just the application;
+# rootDir keeps dist/ at the same depth as src/ (paths relative to the project root hold).
+RUN npx tsc -p tsconfig.json --noEmit false --outDir dist --rootDir src
+
+# --- runtime ----------------------------------------------------------------------------------
+FROM node:20-bookworm-slim
+ENV NODE_ENV=production
+WORKDIR /app
+# .npmrc skips onnxruntime-node's CUDA download (CPU inference needs none of it).
+COPY package.json package-lock.json .npmrc ./
+RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
+COPY --from=build /app/dist ./dist
+# the browser page, for `docker run ... firstword node dist/web/main.js`
+COPY web ./web
+
+USER node
+
+# The worker's own health endpoint (agents 1.9, `start`): 200 once registered with
+# LiveKit, 503 while (re)connecting. Bound to 0.0.0.0:8081 by the framework.
+EXPOSE 8081
+HEALTHCHECK --interval=30s --timeout=5s --start-period=90s --retries=3 \
+  CMD ["node", "-e", "fetch('http://127.0.0.1:8081/').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
+
+# The worker drains calls on SIGTERM and exits 0 (src/lifecycle).
+STOPSIGNAL SIGTERM
+CMD ["node", "dist/agent.js", "start"]
