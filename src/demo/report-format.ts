@@ -1,0 +1,80 @@
+import { STAMP_LABELS, STAMP_ORDER, type TurnReport } from './turn-report.js';
+
+export interface RunInfo {
+  llm: string;
+  llmReplayed: boolean;
+  tts: string;
+  sampleRate: number;
+  startedAt: string;
+}
+
+const COLUMNS: { title: string; value: (t: TurnReport) => string }[] = [
+  { title: 'turn', value: (t) => t.name },
+  { title: 'first audio', value: (t) => ms(t.timeToFirstAudioMs) },
+  { title: 'LLM 1st token', value: (t) => ms(t.stamps.llmFirstToken) },
+  { title: '1st chunk', value: (t) => ms(t.stamps.firstChunk) },
+  { title: '1st send', value: (t) => ms(t.stamps.firstSend) },
+  { title: 'TTS 1st byte', value: (t) => ms(t.stamps.ttsFirstByte) },
+  { title: 'TTS 1st frame', value: (t) => ms(t.stamps.ttsFirstFrame) },
+  { title: 'requests', value: (t) => String(t.requests.length) },
+  { title: 'audio', value: (t) => seconds(t.audio.capturedMs) },
+  { title: 'heard', value: (t) => seconds(t.audio.playedMs) + (t.interrupted ? ' (cut)' : '') },
+  { title: 'gaps', value: (t) => (t.audio.gaps.length ? `${t.audio.gaps.length} / ${Math.round(sumGaps(t))} ms` : '0') },
+];
+
+/** The terminal summary: one row per turn, then each turn's requests. */
+export function formatReport(turns: readonly TurnReport[], info: RunInfo): string {
+  const rows = [COLUMNS.map((c) => c.title), ...turns.map((t) => COLUMNS.map((c) => c.value(t)))];
+  const widths = COLUMNS.map((_, i) => Math.max(...rows.map((r) => displayWidth(r[i]!))));
+  const line = (cells: string[]) => cells.map((cell, i) => pad(cell, widths[i]!, i === 0 ? 'left' : 'right')).join('  ');
+  const out = [
+    `Latency per turn (ms after the user turn was injected; LLM: ${info.llm}${info.llmReplayed ? ' — REPLAYED, not a live model' : ''}; TTS: ${info.tts} at ${info.sampleRate} Hz)`,
+    line(rows[0]!),
+    widths.map((w) => '─'.repeat(w)).join('  '),
+    ...rows.slice(1).map(line),
+  ];
+  const missing = new Set(turns.flatMap((t) => t.unobservable));
+  if (missing.size > 0) {
+    out.push(`Not observable with this TTS: ${[...missing].map((s) => STAMP_LABELS[s]).join(', ')}.`);
+  }
+  for (const turn of turns) {
+    out.push('', `[${turn.name}] user: ${turn.prompt}`, `  agent${info.llmReplayed ? ' (replayed)' : ''}: ${turn.reply}`);
+    for (const [i, r] of turn.requests.entries()) {
+      const played = r.playStartMs === undefined ? 'not played' : `played ${ms(r.playStartMs)}–${ms(r.playEndMs)}`;
+      out.push(`  #${i + 1} sent ${ms(r.sentMs)}, first byte ${ms(r.firstByteMs)}, ${played}: ${JSON.stringify(r.text)}`);
+    }
+    if (turn.interruptRequestedMs !== undefined) out.push(`  interrupted (barge-in) at ${ms(turn.interruptRequestedMs)}`);
+    if (turn.wav) out.push(`  audio: ${turn.wav}`);
+  }
+  return out.join('\n');
+}
+
+/** The JSON report: run facts, stamp definitions, and every turn. */
+export function reportJson(turns: readonly TurnReport[], info: RunInfo): string {
+  const stamps = Object.fromEntries(STAMP_ORDER.map((s) => [s, STAMP_LABELS[s]]));
+  return `${JSON.stringify({ run: info, units: 'ms since the user turn was injected', stamps, turns }, null, 2)}\n`;
+}
+
+function ms(value: number | undefined): string {
+  return value === undefined ? '—' : String(Math.round(value));
+}
+
+function seconds(value: number): string {
+  return `${(value / 1000).toFixed(2)} s`;
+}
+
+function sumGaps(turn: TurnReport): number {
+  return turn.audio.gaps.reduce((a, g) => a + g.ms, 0);
+}
+
+// Hangul and other wide characters take two terminal columns.
+function displayWidth(text: string): number {
+  let width = 0;
+  for (const ch of text) width += /[\u1100-\u115f\u2e80-\ua4cf\uac00-\ud7a3\uf900-\ufaff\ufe30-\ufe4f\uff00-\uff60\uffe0-\uffe6]/u.test(ch) ? 2 : 1;
+  return width;
+}
+
+function pad(text: string, width: number, align: 'left' | 'right'): string {
+  const fill = ' '.repeat(Math.max(0, width - displayWidth(text)));
+  return align === 'left' ? text + fill : fill + text;
+}
