@@ -1,4 +1,6 @@
-import { LINE_FEED, isDigitCode, isSpaceCode, isWordChar, normalizeWhitespace } from './chars.js';
+import { HeldBracket } from './bracket.js';
+import { LINE_FEED, isSpaceCode, normalizeWhitespace } from './chars.js';
+import { isLiteralRun, isRule } from './marks.js';
 
 /** Receives each character that survives sanitizing, with its offset in the raw reply, in order. */
 export type SanitizedCharSink = (char: string, rawIndex: number) => void;
@@ -18,7 +20,7 @@ const enum Mode {
   FenceBody,
   FenceTail,
   Table,
-  /** A run of `_`, `~` or `` ` `` inside a line, decided by the character after it. */
+  /** A run of `*`, `_`, `~` or `` ` `` inside a line, decided by the character after it. */
   InlineRun,
   Code,
   CodeRun,
@@ -30,18 +32,6 @@ const enum Mode {
   Emotion,
 }
 
-interface Bracket {
-  openRaw: number;
-  /** Raw offset of the `!` of an image, or -1. */
-  bangRaw: number;
-  chars: string[];
-  raws: number[];
-  /** How much of `emotion:` the bracket's content has matched so far; -1 once it cannot. */
-  emotion: number;
-  closeRaw: number;
-}
-
-const EMOTION_PREFIX = 'emotion:';
 /** Longest bracket content held back while waiting to learn whether it is a link. */
 const MAX_BRACKET_CHARS = 200;
 const MAX_URL_CHARS = 2048;
@@ -53,11 +43,12 @@ const MAX_EMOTION_CHARS = 40;
  * released as soon as their fate is certain and the output never depends on how the input was
  * split into deltas.
  *
- * Removed: emphasis markers (`*`, `**` — but not arithmetic `2*3` / `5 * 3` —, `_` at word edges, `~~`), heading hashes, bullet markers,
- * blockquote `>`, horizontal rules, link syntax (`[text](url)` keeps `text`), images, inline-code
- * backticks (the code text itself is kept: it is usually a word of the sentence), fenced code
- * blocks including ```` ```card ```` blocks (whole), table rows (whole: a table is read with the eyes),
- * and `[emotion:...]` tags. Everything else, including `[laugh]`-style audio cues, passes unchanged.
+ * Removed: emphasis markers (`*`, `**`, `_` at word edges, `~~`; arithmetic `2*3` and `5 * 3`
+ * stay), heading hashes, bullet markers, blockquote `>`, horizontal rules, link syntax
+ * (`[text](url)` keeps `text`), images, inline-code backticks (the code text itself is kept: it is
+ * usually a word of the sentence), fenced code blocks including ```` ```card ```` blocks (whole),
+ * table rows (whole: a table is read with the eyes) and `[emotion:...]` tags, wherever they are.
+ * Everything else, including `[laugh]`-style audio cues, passes unchanged.
  */
 export class SpeechSanitizer {
   readonly #sink: SanitizedCharSink;
@@ -73,7 +64,8 @@ export class SpeechSanitizer {
   #fenceRun = 0;
   #linkDepth = 0;
   #linkLength = 0;
-  #bracket: Bracket | null = null;
+  #bracket: HeldBracket | null = null;
+  readonly #emit = (char: string, raw: number): void => this.#out(char, raw);
   #prevOut = '';
 
   constructor(sink: SanitizedCharSink) {
@@ -100,13 +92,9 @@ export class SpeechSanitizer {
   }
 
   #feed(c: string, i: number): void {
-    const bracket = this.#bracket;
-    if (bracket && bracket.emotion >= 0 && this.#mode === Mode.Text) {
-      if (c.toLowerCase() !== EMOTION_PREFIX[bracket.emotion]) bracket.emotion = -1;
-      else if (++bracket.emotion === EMOTION_PREFIX.length) {
-        this.#hold(Mode.Emotion, c, i);
-        return;
-      }
+    if (this.#bracket && this.#mode === Mode.Text && this.#bracket.completesEmotionTag(c)) {
+      this.#hold(Mode.Emotion, c, i);
+      return;
     }
     while (!this.#step(c, c.charCodeAt(0), i));
   }
@@ -362,25 +350,22 @@ export class SpeechSanitizer {
 
   #openBracket(openRaw: number, bangRaw: number): void {
     if (this.#bracket) this.#flushBracketLiteral(false);
-    this.#bracket = { openRaw, bangRaw, chars: [], raws: [], emotion: 0, closeRaw: -1 };
+    this.#bracket = new HeldBracket(openRaw, bangRaw);
   }
 
   #flushBracketLiteral(withClose: boolean): void {
     const bracket = this.#bracket;
     if (!bracket) return;
     this.#bracket = null;
-    if (bracket.bangRaw >= 0) this.#out('!', bracket.bangRaw);
-    this.#out('[', bracket.openRaw);
-    for (let k = 0; k < bracket.chars.length; k++) this.#out(bracket.chars[k], bracket.raws[k]);
-    if (withClose) this.#out(']', bracket.closeRaw);
+    bracket.replayLiteral(this.#emit, withClose);
   }
 
   #finishLink(): void {
     const bracket = this.#bracket;
     this.#bracket = null;
     this.#mode = Mode.Text;
-    if (!bracket || bracket.bangRaw >= 0) return; // an image's alt text is not part of the reply
-    for (let k = 0; k < bracket.chars.length; k++) this.#out(bracket.chars[k], bracket.raws[k]);
+    if (!bracket || bracket.isImage) return; // an image's alt text is not part of the reply
+    bracket.replayContent(this.#emit);
   }
 
   #out(c: string, i: number): void {
@@ -390,9 +375,8 @@ export class SpeechSanitizer {
       this.#sink(c, i);
       return;
     }
-    bracket.chars.push(c);
-    bracket.raws.push(i);
-    if (bracket.chars.length > MAX_BRACKET_CHARS) this.#flushBracketLiteral(false);
+    bracket.add(c, i);
+    if (bracket.length > MAX_BRACKET_CHARS) this.#flushBracketLiteral(false);
   }
 
   #hold(mode: Mode, c: string, i: number): true {
@@ -418,32 +402,6 @@ export class SpeechSanitizer {
     this.#mode = mode;
     return false;
   }
-}
-
-/**
- * A lone `~` is prose (~5분, 3~5개); an underscore inside a word is part of it (snake_case); a
- * lone `*` between digits or between spaces is arithmetic (2*3, 5 * 3), never emphasis.
- */
-function isLiteralRun(run: string, before: string, after: string): boolean {
-  switch (run[0]) {
-    case '~':
-      return run.length === 1;
-    case '_':
-      return isWordChar(before) && isWordChar(after);
-    case '*': {
-      if (run.length !== 1 || !before || !after) return false;
-      const b = before.charCodeAt(0);
-      const a = after.charCodeAt(0);
-      return (isDigitCode(b) && isDigitCode(a)) || (isSpaceCode(b) && isSpaceCode(a) && a !== LINE_FEED);
-    }
-  }
-  return false;
-}
-
-function isRule(held: string): boolean {
-  let dashes = 0;
-  for (let k = 0; k < held.length; k++) if (held[k] === '-') dashes++;
-  return dashes >= 3;
 }
 
 /** The whole-text form of the streaming sanitizer, whitespace-normalised: what a reply's chunks add up to. */
