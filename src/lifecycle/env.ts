@@ -21,7 +21,9 @@ export interface LifecycleEnv {
   drainTimeoutMs: number;
 }
 
-export function readLifecycleEnv(env: Readonly<Record<string, string | undefined>> = process.env): LifecycleEnv {
+export function readLifecycleEnv(
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): LifecycleEnv {
   const parsed = parseEnvGroup('shutdown', lifecycleEnvSchema, env);
   return { drainTimeoutMs: parsed.SHUTDOWN_DRAIN_TIMEOUT_S * 1000 };
 }

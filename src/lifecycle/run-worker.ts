@@ -71,7 +71,10 @@ const defaults = (): RunWorkerOptions => ({
  * a `ready` message to PM2 when the worker has registered with LiveKit, and a stop that
  * drains calls and exits 0 (see shutdown.ts).
  */
-export async function runWorker(serverOptions: ServerOptions, opts: Partial<RunWorkerOptions> = {}): Promise<void> {
+export async function runWorker(
+  serverOptions: ServerOptions,
+  opts: Partial<RunWorkerOptions> = {},
+): Promise<void> {
   const options = { ...defaults(), ...opts };
   initializeLogger({ pretty: false, level: options.logLevel });
   const logger = log();
@@ -118,7 +121,10 @@ export async function runWorker(serverOptions: ServerOptions, opts: Partial<RunW
  * job subprocesses that import the agent file) stays with the framework's `cli.runApp`.
  * `start` flags other than `--log-level` also fall back to the framework, with a warning.
  */
-export function runAgentApp(serverOptions: ServerOptions, argv: readonly string[] = process.argv): void {
+export function runAgentApp(
+  serverOptions: ServerOptions,
+  argv: readonly string[] = process.argv,
+): void {
   const [command, ...flags] = argv.slice(2);
   if (command !== 'start') {
     cli.runApp(serverOptions);

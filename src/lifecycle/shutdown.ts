@@ -15,7 +15,10 @@ type ShutdownLogger = Pick<ReturnType<typeof log>, 'info' | 'warn' | 'error'>;
 export interface GracefulShutdownOptions {
   /** Longest wait for running calls to end. @defaultValue 30 min */
   drainTimeoutMs: number;
-  /** Longest wait for `close()` when the drain timed out and calls are being ended. @defaultValue 75 s (job processes get 60 s to exit) */
+  /**
+   * Longest wait for `close()` when the drain timed out and calls are being ended.
+   * @defaultValue 75 s (job processes get 60 s to exit)
+   */
   closeTimeoutMs: number;
   /**
    * Longest wait for `close()` after a clean drain, when only idle (prewarmed) processes
@@ -83,18 +86,21 @@ export function installGracefulShutdown(
   let running: Promise<number> | undefined;
 
   const run = async (reason: string): Promise<number> => {
-    logger.info({ reason, activeJobs: worker.activeJobCount, drainTimeoutMs: options.drainTimeoutMs }, 'draining worker');
+    const { drainTimeoutMs } = options;
+    logger.info({ reason, activeJobs: worker.activeJobCount, drainTimeoutMs }, 'draining worker');
     let code = EXIT_DRAINED;
     try {
-      await settleWithin(worker.drain(options.drainTimeoutMs), options.drainTimeoutMs + 1000, 'drain');
+      await settleWithin(worker.drain(drainTimeoutMs), drainTimeoutMs + 1000, 'drain');
       logger.info({ reason }, 'all jobs finished');
     } catch (error) {
       code = EXIT_CUT_SHORT;
-      logger.error({ error, activeJobs: worker.activeJobCount }, 'drain timed out; ending remaining jobs');
+      const activeJobs = worker.activeJobCount;
+      logger.error({ error, activeJobs }, 'drain timed out; ending remaining jobs');
     }
     const drained = code === EXIT_DRAINED;
     try {
-      await settleWithin(worker.close(), drained ? options.idleCloseTimeoutMs : options.closeTimeoutMs, 'close');
+      const closeTimeoutMs = drained ? options.idleCloseTimeoutMs : options.closeTimeoutMs;
+      await settleWithin(worker.close(), closeTimeoutMs, 'close');
     } catch (error) {
       if (drained) {
         logger.warn({ error }, 'idle job processes still starting; leaving them to exit on their own');

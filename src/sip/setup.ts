@@ -56,7 +56,13 @@ function sameSet(a: readonly string[], b: readonly string[]): boolean {
   return [...a].sort().every((value, i) => value === sortedB[i]);
 }
 
-function findOne<T>(kind: string, name: string, items: T[], nameOf: (item: T) => string, idOf: (item: T) => string) {
+function findOne<T>(
+  kind: string,
+  name: string,
+  items: T[],
+  nameOf: (item: T) => string,
+  idOf: (item: T) => string,
+): T | undefined {
   const matches = items.filter((item) => nameOf(item) === name);
   if (matches.length > 1) throw new AmbiguousSipResourceError(kind, name, matches.map(idOf));
   return matches[0];

@@ -1,10 +1,14 @@
 import { z } from 'zod';
 import { parseEnvGroup } from '../lifecycle/env-group.js';
 
-const port = z.coerce.number().int('must be a whole number').min(0).max(65535, 'must be a port (0-65535)');
+const port = z.coerce
+  .number('must be a port number (0-65535)')
+  .int('must be a port number (0-65535)')
+  .min(0, 'must be a port number (0-65535)')
+  .max(65535, 'must be a port number (0-65535)');
 
 const webEnvSchema = z.object({
-  LIVEKIT_URL: z.url('must be the LiveKit server URL browsers connect to, e.g. wss://project.livekit.cloud'),
+  LIVEKIT_URL: z.url('must be the LiveKit URL browsers connect to, e.g. wss://project.livekit.cloud'),
   LIVEKIT_API_KEY: z.string('is required to mint access tokens'),
   LIVEKIT_API_SECRET: z.string('is required to mint access tokens'),
   AGENT_NAME: z
@@ -15,7 +19,12 @@ const webEnvSchema = z.object({
   WEB_HOST: z.string().default('127.0.0.1'),
   WEB_PORT: port.default(3000),
   /** Lifetime of a minted token, in seconds (it only has to last until the browser joins). */
-  WEB_TOKEN_TTL_S: z.coerce.number().int().min(30, 'must be at least 30 seconds').max(3600, 'must be at most 3600 (1 hour)').default(600),
+  WEB_TOKEN_TTL_S: z.coerce
+    .number()
+    .int('must be a whole number of seconds')
+    .min(30, 'must be at least 30 seconds')
+    .max(3600, 'must be at most 3600 (1 hour)')
+    .default(600),
   /** LiveKit URL handed to browsers when it differs from the worker's (e.g. public vs internal). */
   WEB_LIVEKIT_URL: z.url('must be a ws:// or wss:// URL').optional(),
 });

@@ -30,7 +30,8 @@ const server = createWebServer({
 server.listen(env.port, env.host, () => {
   const { port } = server.address() as AddressInfo;
   const host = env.host.includes(':') ? `[${env.host}]` : env.host;
-  console.log(`firstword web page: http://${host}:${port}/  (LiveKit: ${env.livekitUrl}, agent: ${env.agentName ?? 'automatic dispatch'})`);
+  const agent = env.agentName ?? 'automatic dispatch';
+  console.log(`firstword web page: http://${host}:${port}/  (LiveKit: ${env.livekitUrl}, agent: ${agent})`);
 });
 
 const stop = () => {

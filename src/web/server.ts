@@ -41,7 +41,12 @@ class HttpError extends Error {
   }
 }
 
-function sendJson(res: ServerResponse, status: number, body: unknown, extra: Record<string, string> = {}): void {
+function sendJson(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  extra: Record<string, string> = {},
+): void {
   res.writeHead(status, {
     ...SECURITY_HEADERS,
     'content-type': 'application/json; charset=utf-8',
@@ -54,14 +59,20 @@ function sendJson(res: ServerResponse, status: number, body: unknown, extra: Rec
 async function readJsonBody(req: IncomingMessage): Promise<unknown> {
   const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
   if (type !== 'application/json') {
-    throw new HttpError(415, { error: 'unsupported_media_type', message: 'send the request as application/json' });
+    throw new HttpError(415, {
+      error: 'unsupported_media_type',
+      message: 'send the request as application/json',
+    });
   }
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of req) {
     size += (chunk as Buffer).length;
     if (size > MAX_BODY_BYTES) {
-      throw new HttpError(413, { error: 'body_too_large', message: `keep the request under ${MAX_BODY_BYTES} bytes` });
+      throw new HttpError(413, {
+        error: 'body_too_large',
+        message: `keep the request under ${MAX_BODY_BYTES} bytes`,
+      });
     }
     chunks.push(chunk as Buffer);
   }
@@ -72,7 +83,11 @@ async function readJsonBody(req: IncomingMessage): Promise<unknown> {
   }
 }
 
-async function handleToken(req: IncomingMessage, res: ServerResponse, options: WebServerOptions): Promise<void> {
+async function handleToken(
+  req: IncomingMessage,
+  res: ServerResponse,
+  options: WebServerOptions,
+): Promise<void> {
   const parsed = tokenRequestSchema.safeParse(await readJsonBody(req));
   if (!parsed.success) {
     const issues = parsed.error.issues.map((issue) => ({
@@ -145,12 +160,14 @@ export function createWebServer(options: WebServerOptions): Server {
         return;
       }
       if (error instanceof HttpError) {
-        const allow = error.status === 405 ? { allow: path === '/token' ? 'POST' : 'GET, HEAD' } : undefined;
+        const allowed = path === '/token' ? 'POST' : 'GET, HEAD';
+        const allow = error.status === 405 ? { allow: allowed } : undefined;
         sendJson(res, error.status, error.body, allow);
         return;
       }
       // one JSON line, like the worker's logs; the web server stays free of the agents framework
-      console.error(JSON.stringify({ level: 'error', msg: 'web request failed', path, error: String(error) }));
+      const line = { level: 'error', msg: 'web request failed', path, error: String(error) };
+      console.error(JSON.stringify(line));
       sendJson(res, 500, { error: 'internal', message: 'internal error; see the server log' });
     });
   });

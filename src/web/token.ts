@@ -8,11 +8,17 @@ import { z } from 'zod';
 export const tokenRequestSchema = z.strictObject({
   room: z
     .string('is required')
-    .regex(/^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/, 'use 1-64 letters, digits, _ or -, starting with a letter or digit'),
+    .regex(
+      /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/,
+      'use 1-64 letters, digits, _ or -, starting with a letter or digit',
+    ),
   identity: z
     .string('is required')
-    .regex(/^[A-Za-z0-9][A-Za-z0-9_.@-]{0,63}$/, 'use 1-64 letters, digits, _ . @ or -, starting with a letter or digit')
-    .refine((value) => !value.toLowerCase().startsWith('sip_'), 'the sip_ prefix is reserved for phone callers'),
+    .regex(
+      /^[A-Za-z0-9][A-Za-z0-9_.@-]{0,63}$/,
+      'use 1-64 letters, digits, _ . @ or -, starting with a letter or digit',
+    )
+    .refine((value) => !value.toLowerCase().startsWith('sip_'), 'sip_ is reserved for phone callers'),
   name: z
     .string()
     .max(64, 'use at most 64 characters')
@@ -51,7 +57,8 @@ export async function mintJoinToken(request: TokenRequest, options: TokenOptions
     canPublishData: true,
   });
   if (options.agentName) {
-    token.roomConfig = new RoomConfiguration({ agents: [new RoomAgentDispatch({ agentName: options.agentName })] });
+    const dispatch = new RoomAgentDispatch({ agentName: options.agentName });
+    token.roomConfig = new RoomConfiguration({ agents: [dispatch] });
   }
   return token.toJwt();
 }
