@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { REPLAY_DEFAULTS } from './replay-llm.js';
+import { REPLAY_DEFAULTS } from './replay-defaults.js';
 import { type DemoTurn, SAMPLE_TURNS } from './samples.js';
 
 export interface DemoArgs {
@@ -26,7 +26,8 @@ Options:
   -h, --help                  show this help
 
 LLM: OpenAI when OPENAI_API_KEY is set, otherwise a replay model with canned answers.
-TTS: Resemble or Cartesia when their keys are set, otherwise the embedded local voice.`;
+TTS: Resemble or Cartesia when their keys are set, otherwise the embedded local voice.
+Set LOG_LEVEL (e.g. warn) to see the LiveKit framework's own log lines.`;
 
 /** A mistake in the command line: print the message (and the usage), not a stack trace. */
 export class DemoUsageError extends Error {

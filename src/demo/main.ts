@@ -3,12 +3,9 @@
  * (bad arguments, bad configuration, the optional voice missing, a taken port) ends with one
  * readable message and a non-zero exit, never a stack trace.
  */
-import { initializeLogger } from '@livekit/agents';
-import { dispose } from '@livekit/rtc-node';
 import { ConfigError, loadConfig, loadEnvFile } from '../config.js';
 import { LocalVoiceError } from '../local-voice/errors.js';
 import { DEMO_USAGE, DemoUsageError, parseDemoArgs } from './args.js';
-import { runDemo } from './run-demo.js';
 
 async function main(argv: string[]): Promise<number> {
   const args = parseDemoArgs(argv);
@@ -18,7 +15,12 @@ async function main(argv: string[]): Promise<number> {
   }
   loadEnvFile();
   const config = loadConfig(process.env, { mode: 'demo' });
-  initializeLogger({ pretty: false, level: 'warn' });
+  // Loaded only now: the agents SDK takes seconds to import, and --help or a typo should not wait.
+  const { initializeLogger } = await import('@livekit/agents');
+  const { runDemo } = await import('./run-demo.js');
+  // The framework's JSON log lines would bury the table; the demo reports session errors itself.
+  // LOG_LEVEL brings them back when digging into a problem.
+  initializeLogger({ pretty: false, level: process.env.LOG_LEVEL?.trim() ? config.logLevel : 'fatal' });
   const result = await runDemo({
     config,
     turns: args.turns,
@@ -42,14 +44,22 @@ function explain(error: unknown): string {
   return `The demo failed: ${String(error)}`;
 }
 
+/** rtc-node's native layer keeps the event loop alive once used; release it so the process ends. */
+async function releaseNative(): Promise<void> {
+  try {
+    const { dispose } = await import('@livekit/rtc-node');
+    await dispose();
+  } catch {
+    // Nothing was loaded, or it is already gone.
+  }
+}
+
 let exitCode = 1;
 try {
   exitCode = await main(process.argv.slice(2));
 } catch (error) {
   process.stderr.write(`${explain(error)}\n`);
   if (process.env.DEBUG_DEMO && error instanceof Error && error.stack) process.stderr.write(`${error.stack}\n`);
-} finally {
-  // rtc-node's native layer keeps the event loop alive after use; release it so the process ends.
-  await dispose().catch(() => {});
 }
+await releaseNative();
 process.exit(exitCode);

@@ -6,6 +6,7 @@
  */
 import { type APIConnectOptions, DEFAULT_API_CONNECT_OPTIONS, llm } from '@livekit/agents';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { REPLAY_DEFAULTS } from './replay-defaults.js';
 
 export interface ReplayEntry {
   prompt: string;
@@ -29,7 +30,7 @@ export interface ReplayLLMOptions {
   tokensPerSecond: number;
 }
 
-export const REPLAY_DEFAULTS = { firstTokenDelayMs: 350, tokensPerSecond: 40 } as const;
+export { REPLAY_DEFAULTS } from './replay-defaults.js';
 
 const DEFAULT_REPLAY_OPTIONS: ReplayLLMOptions = {
   replies: [],

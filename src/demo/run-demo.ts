@@ -76,6 +76,10 @@ export async function runDemo(opts: DemoRunOptions): Promise<DemoRunResult> {
     const session = createSession({ stt: new stt.testing.FakeSTT(), llm: model, tts: voiceOut.tts }, opts.config);
     const output = new RecordingAudioOutput({ playout: opts.playout ?? 'realtime', now: () => performance.now() });
     session.output.audio = output;
+    session.on(voice.AgentSessionEventTypes.Error, (ev: voice.ErrorEvent) => {
+      const error = (ev.error as { error?: unknown }).error;
+      log(`  ${ev.error.type}${ev.error.recoverable ? ' (recovered)' : ''}: ${error instanceof Error ? error.message : String(error)}`);
+    });
     cleanups.unshift(async () => {
       await session.close();
       output.close();
