@@ -2,7 +2,6 @@ import {
   APIConnectionError,
   APIError,
   type APIConnectOptions,
-  AudioByteStream,
   createTimedString,
   log,
   shortuuid,
@@ -14,6 +13,7 @@ import type { EventEmitter } from 'node:events';
 import { type Chunk, type Chunker, createChunker } from '../chunking/index.js';
 import type { ProviderCodec, ProviderEvent, TrackKey, TrackTiming } from './codec.js';
 import { splitForLimit } from './pcm.js';
+import { PcmFrameSplitter } from './pcm-frames.js';
 import type { SocketPool } from './pool.js';
 import type { ProviderSocket, TrackOwner } from './socket.js';
 import { type TimelineEvents, now } from './timeline.js';
@@ -43,7 +43,7 @@ export class DriverStream extends tts.SynthesizeStream implements TrackOwner {
   #inputDone = false;
   #pump: Promise<void> | undefined;
   #attempt: Attempt | undefined;
-  #bytes: AudioByteStream;
+  #bytes: PcmFrameSplitter;
   #held: tts.SynthesizedAudio | undefined;
   #firstFrameEmitted = false;
   #chunkIndex = 0;
@@ -65,7 +65,7 @@ export class DriverStream extends tts.SynthesizeStream implements TrackOwner {
     this.#opts = opts;
     this.#timeline = timeline;
     this.#chunker = createChunker(opts.chunking);
-    this.#bytes = new AudioByteStream(codec.sampleRate, 1, Math.round((codec.sampleRate * opts.frameMs) / 1000));
+    this.#bytes = new PcmFrameSplitter(codec.sampleRate, 1, Math.round((codec.sampleRate * opts.frameMs) / 1000));
   }
 
   protected async run(): Promise<void> {

@@ -1,0 +1,62 @@
+import { AudioByteStream, initializeLogger } from '@livekit/agents';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { PcmFrameSplitter } from '../../src/tts/pcm-frames.js';
+
+initializeLogger({ pretty: false, level: 'warn' });
+
+const samplesOf = (frames: { data: Int16Array; samplesPerChannel: number }[]) =>
+  frames.flatMap((f) => Array.from(f.data.subarray(0, f.samplesPerChannel)));
+
+describe('PcmFrameSplitter', () => {
+  it('cuts whole frames across writes and flushes the rest as one shorter frame', () => {
+    const splitter = new PcmFrameSplitter(24000, 1, 4);
+    const pcm = Buffer.from(new Int16Array([1, -2, 3, -4, 5, -6, 7, -8, 9, -10]).buffer);
+    const first = splitter.write(pcm.subarray(0, 5)); // 2.5 samples: a split sample waits
+    expect(first).toHaveLength(0);
+    const second = splitter.write(pcm.subarray(5));
+    expect(second.map((f) => f.samplesPerChannel)).toEqual([4, 4]);
+    expect(samplesOf(second)).toEqual([1, -2, 3, -4, 5, -6, 7, -8]);
+    const rest = splitter.flush();
+    expect(rest.map((f) => [f.samplesPerChannel, f.sampleRate, f.channels])).toEqual([[2, 24000, 1]]);
+    expect(samplesOf(rest)).toEqual([9, -10]);
+    expect(splitter.flush()).toEqual([]);
+  });
+
+  it('never lets a later write change an emitted frame', () => {
+    const splitter = new PcmFrameSplitter(16000, 1, 2);
+    const [frame] = splitter.write(Buffer.from(new Int16Array([11, 12]).buffer));
+    splitter.write(Buffer.from(new Int16Array([13, 14, 15]).buffer));
+    expect(Array.from(frame!.data)).toEqual([11, 12]);
+  });
+
+  it('produces exactly the frames AudioByteStream does, for any split of the bytes (property)', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.integer({ min: -32768, max: 32767 }), { maxLength: 400 }),
+        fc.array(fc.integer({ min: 1, max: 97 }), { minLength: 1, maxLength: 20 }),
+        fc.integer({ min: 1, max: 50 }),
+        (samples, cuts, frameSamples) => {
+          const bytes = Buffer.from(new Int16Array(samples).buffer);
+          const ours = new PcmFrameSplitter(24000, 1, frameSamples);
+          const theirs = new AudioByteStream(24000, 1, frameSamples);
+          const a: number[][] = [];
+          const b: number[][] = [];
+          let offset = 0;
+          for (let k = 0; offset < bytes.length; k++) {
+            // Even-sized pieces, as the driver's PCM reassembler hands them over.
+            const size = cuts[k % cuts.length]! * 2;
+            const piece = bytes.subarray(offset, offset + size);
+            offset += size;
+            a.push(...ours.write(piece).map((f) => Array.from(f.data.subarray(0, f.samplesPerChannel))));
+            b.push(...theirs.write(piece).map((f) => Array.from(f.data.subarray(0, f.samplesPerChannel))));
+          }
+          a.push(...ours.flush().map((f) => Array.from(f.data.subarray(0, f.samplesPerChannel))));
+          b.push(...theirs.flush().map((f) => Array.from(f.data.subarray(0, f.samplesPerChannel))));
+          expect(a).toEqual(b);
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
+});
