@@ -43,6 +43,9 @@ export class VoiceConnection {
     void this.#drain();
   }
 
+  // Each socket has at most one job in the synthesizer at a time, so sockets take turns on the one
+  // worker: a socket still draining stale requests after a barge-in does not hold up a fresh one
+  // for more than the sentence being voiced.
   async #drain(): Promise<void> {
     if (this.#busy) return;
     this.#busy = true;

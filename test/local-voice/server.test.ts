@@ -87,6 +87,20 @@ describe('local voice server: protocol', () => {
     expect(collapsed).toEqual(['audio:10', 'audio_end:10', 'audio:11', 'audio_end:11', 'audio:12', 'audio_end:12']);
   });
 
+  it('lets a second socket be voiced while the first still has requests queued', async () => {
+    const busy = await connect();
+    const fresh = await connect();
+    const long = 'This is a long sentence that keeps the voice busy for several seconds of audio. '.repeat(3);
+    [1, 2, 3].forEach((id) => busy.send(pcmRequest({ data: long, request_id: id })));
+    await busy.waitFor((messages) => messages.some((m) => m.kind === 'json' && m.body.type === 'audio'), 'first audio');
+    fresh.send(pcmRequest({ data: 'Fresh turn.', request_id: 1 }));
+    await fresh.waitForTerminal(1);
+    const busyEnds = busy.messages.filter((m) => m.kind === 'json' && m.body.type === 'audio_end');
+    expect(busyEnds.length).toBeLessThan(3);
+    expect(fresh.audioOf(1).length).toBeGreaterThan(0);
+    await busy.waitForTerminal(3);
+  });
+
   it('assigns request ids from 0 when the client sends none', async () => {
     const client = await connect();
     client.send(pcmRequest({ data: 'One.' }));
