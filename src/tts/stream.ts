@@ -17,6 +17,7 @@ import { PcmFrameSplitter } from './pcm-frames.js';
 import type { SocketPool } from './pool.js';
 import type { ProviderSocket, TrackOwner } from './socket.js';
 import { type TimelineEvents, now } from './timeline.js';
+import { speakableText } from './wire-text.js';
 import { type Segment, Track } from './track.js';
 import type { DriverOptions } from './options.js';
 
@@ -145,7 +146,7 @@ export class DriverStream extends tts.SynthesizeStream implements TrackOwner {
   #addChunk(segment: Segment, chunk: Chunk): void {
     // Split first, then prepare: the provider's limit counts spoken text, not SSML tags.
     const prepare = this.#opts.prepareText ?? ((t: string) => t);
-    const pieces = splitForLimit(chunk.text, this.#codec.maxRequestChars)
+    const pieces = splitForLimit(speakableText(chunk.text), this.#codec.maxRequestChars)
       .map(prepare)
       .filter((p) => p.trim().length > 0);
     if (!pieces.length) return;
