@@ -26,6 +26,10 @@ export abstract class FirstwordTTS extends tts.TTS {
     capabilities: { alignedTranscript: boolean },
   ) {
     super(codec.sampleRate, 1, { streaming: true, alignedTranscript: capabilities.alignedTranscript });
+    // 0 samples per frame would make the framer loop forever; NaN would never emit a frame.
+    if (!Number.isFinite(driver.frameMs) || driver.frameMs < 1 || driver.frameMs > 1000) {
+      throw new Error(`frameMs must be between 1 and 1000 (got ${String(driver.frameMs)})`);
+    }
     this.#codec = codec;
     this.#driver = driver;
     this.#pool = new SocketPool(codec, pool);

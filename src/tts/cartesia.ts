@@ -5,7 +5,7 @@ import { handshakeError, providerUrl } from './connect.js';
 import type { SpeechOptions } from '../chunking/index.js';
 import { DEFAULT_DRIVER_OPTIONS, type TTSChunkingOptions, speechPreparer } from './options.js';
 import { Pcm16Reassembler } from './pcm.js';
-import type { SocketPoolOptions } from './pool.js';
+import { type SocketPoolOptions, checkTimerMs } from './pool.js';
 
 export const CARTESIA_SAMPLE_RATES = [8000, 16000, 22050, 24000, 44100, 48000] as const;
 
@@ -66,6 +66,7 @@ export class CartesiaTTS extends FirstwordTTS {
     if (!(CARTESIA_SAMPLE_RATES as readonly number[]).includes(merged.sampleRate)) {
       throw new Error(`Cartesia sampleRate must be one of ${CARTESIA_SAMPLE_RATES.join(', ')} (got ${merged.sampleRate})`);
     }
+    checkTimerMs('connectTimeoutMs', merged.connectTimeoutMs);
     const codec = new CartesiaCodec({
       apiKey,
       apiVersion: merged.apiVersion,

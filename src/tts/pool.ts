@@ -27,6 +27,35 @@ export const DEFAULT_POOL_OPTIONS: SocketPoolOptions = {
   backoffMaxMs: 5_000,
 };
 
+/** setTimeout turns longer (and non-finite) delays into 1 ms, silently. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/** Throws unless `value` is a delay setTimeout honours, in `min`..2^31-1 ms. */
+export function checkTimerMs(name: string, value: number, min = 1): void {
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < min || value > MAX_TIMER_MS) {
+    throw new Error(`${name} must be between ${min} and ${MAX_TIMER_MS} ms (got ${String(value)})`);
+  }
+}
+
+/**
+ * Absurd values fail here rather than in production: a NaN watchdog re-arms every millisecond and
+ * never fires, a NaN backoff reconnects in a tight loop, a fractional socket count never fits.
+ */
+function checkPoolOptions(o: SocketPoolOptions): void {
+  if (!Number.isInteger(o.maxSockets) || o.maxSockets < 1) {
+    throw new Error(`pool.maxSockets must be a positive integer (got ${String(o.maxSockets)})`);
+  }
+  checkTimerMs('pool.inactivityTimeoutMs', o.inactivityTimeoutMs);
+  checkTimerMs('pool.backoffBaseMs', o.backoffBaseMs, 0);
+  checkTimerMs('pool.backoffMaxMs', o.backoffMaxMs, 0);
+  for (const [name, value] of [['maxIdleMs', o.maxIdleMs], ['maxAgeMs', o.maxAgeMs]] as const) {
+    // Compared, never armed as timers: Infinity means "never".
+    if (typeof value !== 'number' || Number.isNaN(value) || value < 0) {
+      throw new Error(`pool.${name} must be a non-negative number of ms (got ${String(value)})`);
+    }
+  }
+}
+
 export interface PoolStats {
   open: number;
   opened: number;
@@ -54,8 +83,10 @@ export class SocketPool {
 
   constructor(codec: ProviderCodec, opts: Partial<SocketPoolOptions> = {}) {
     this.#codec = codec;
-    this.#opts = { ...DEFAULT_POOL_OPTIONS, ...opts };
-    if (!codec.multiplexed && this.#opts.maxSockets < 1) throw new Error('maxSockets must be ≥ 1');
+    // An option passed as undefined (config pass-through) means the default, not "unset".
+    const given = Object.fromEntries(Object.entries(opts).filter(([, v]) => v !== undefined));
+    this.#opts = { ...DEFAULT_POOL_OPTIONS, ...given };
+    checkPoolOptions(this.#opts);
   }
 
   get stats(): PoolStats {

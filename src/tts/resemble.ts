@@ -2,7 +2,7 @@ import { FirstwordTTS } from './base.js';
 import { providerUrl } from './connect.js';
 import type { SpeechOptions } from '../chunking/index.js';
 import { DEFAULT_DRIVER_OPTIONS, type TTSChunkingOptions, speechPreparer } from './options.js';
-import type { SocketPoolOptions } from './pool.js';
+import { type SocketPoolOptions, checkTimerMs } from './pool.js';
 import { ResembleCodec } from './resemble-codec.js';
 
 /** Sample rates Resemble documents for WebSocket streaming. */
@@ -70,6 +70,7 @@ export class ResembleTTS extends FirstwordTTS {
     if (!Number.isInteger(merged.maxInFlight) || merged.maxInFlight < 1) {
       throw new Error(`Resemble maxInFlight must be a positive integer (got ${merged.maxInFlight})`);
     }
+    checkTimerMs('connectTimeoutMs', merged.connectTimeoutMs);
     const codec = new ResembleCodec({
       apiKey,
       voiceUuid: merged.voiceUuid,
