@@ -4,6 +4,7 @@
  */
 import { type VAD, type llm, type stt, type tts, voice } from '@livekit/agents';
 import type { AppConfig } from './config.js';
+import { HeardTextAgent } from './heard/index.js';
 
 export interface PipelineComponents {
   /** Silero in the worker. Without it, turns end on the STT's end of speech. */
@@ -22,9 +23,13 @@ export const ASSISTANT_INSTRUCTIONS = [
   'English when they speak English. If they switch languages, switch with them.',
 ].join('\n');
 
-/** The agent every session runs: instructions only, so that the components stay swappable. */
+/**
+ * The agent every session runs: instructions only, so that the components stay swappable. A
+ * HeardTextAgent keeps only what the caller heard of an interrupted reply in the history, and
+ * lets the next reply start without waiting out the interrupted one (see src/heard).
+ */
 export function createAssistant(_config: AppConfig): voice.Agent {
-  return new voice.Agent({ instructions: ASSISTANT_INSTRUCTIONS });
+  return new HeardTextAgent({ instructions: ASSISTANT_INSTRUCTIONS });
 }
 
 /**
