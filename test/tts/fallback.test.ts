@@ -10,6 +10,7 @@ import { CartesiaTTS, ResembleTTS } from '../../src/tts/index.js';
 import { samplesForText, tagForText } from '../servers/audio-tag.js';
 import { type CartesiaServer, startCartesiaServer } from '../servers/cartesia-server.js';
 import { type ResembleServer, type ResembleServerOptions, startResembleServer } from '../servers/resemble-server.js';
+import { captureUnhandledRejections } from '../chaos/capture.js';
 import { collect, heardTags, speak, tokens, withTimeout } from './harness.js';
 
 const CONN: APIConnectOptions = { maxRetry: 0, retryIntervalMs: 10, timeoutMs: 3000 };
@@ -26,27 +27,6 @@ function sentLog(engine: FirstwordTTS): string[] {
   return log;
 }
 
-/**
- * agents 1.9's ChunkedStream starts its task as `Promise.resolve().then(() => this.mainTask())` and
- * never handles that promise, so every failed `synthesize()` leaves an unhandled rejection behind
- * (a LiveKit job process only logs those at debug level). The adapter's recovery probe is a
- * `synthesize()` call, so while Resemble is down each probe leaves one. Collect them for the test
- * instead of letting vitest report them, and check they are the probe's APIErrors.
- */
-function captureUnhandledRejections(): { reasons: unknown[]; restore: () => void } {
-  const saved = process.listeners('unhandledRejection');
-  const reasons: unknown[] = [];
-  process.removeAllListeners('unhandledRejection');
-  process.on('unhandledRejection', (reason) => reasons.push(reason));
-  return {
-    reasons,
-    restore: () => {
-      process.removeAllListeners('unhandledRejection');
-      for (const l of saved) process.on('unhandledRejection', l);
-    },
-  };
-}
-
 type Voice = 'resemble' | 'cartesia';
 const tagOf = (voice: Voice, text: string) => tagForText(voice === 'cartesia' ? `${text} ` : text);
 
@@ -54,6 +34,8 @@ describe('FallbackAdapter: Resemble first, Cartesia second', () => {
   let resembleServer: ResembleServer | undefined;
   let cartesiaServer: CartesiaServer | undefined;
   let adapter: tts.FallbackAdapter | undefined;
+  // Each failed recovery probe (a synthesize() while Resemble is down) leaves an unhandled
+  // rejection behind: see captureUnhandledRejections.
   let rejections: ReturnType<typeof captureUnhandledRejections>;
   beforeEach(() => {
     rejections = captureUnhandledRejections();
