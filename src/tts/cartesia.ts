@@ -139,7 +139,8 @@ class CartesiaBytesStream extends tts.ChunkedStream {
       throw new APIConnectionError({ message: `Cartesia /tts/bytes request failed: ${String(err)}` });
     }
     if (!res.ok) {
-      throw handshakeError({ provider: 'Cartesia', keyEnvName: 'CARTESIA_API_KEY' }, res.status, await res.text().catch(() => ''));
+      const headers = init.headers as Record<string, string>;
+      throw handshakeError({ provider: 'Cartesia', keyEnvName: 'CARTESIA_API_KEY', headers }, res.status, await res.text().catch(() => ''));
     }
     const requestId = shortuuid('fwbytes_');
     const bytes = new AudioByteStream(this.#owner.sampleRate, 1, Math.round(this.#owner.sampleRate / 50));

@@ -75,8 +75,17 @@ export function openWebSocket(url: string, opts: ConnectOptions): Promise<WebSoc
   });
 }
 
-export function handshakeError(opts: Pick<ConnectOptions, 'provider' | 'keyEnvName'>, status: number, body: string): APIStatusError {
-  const detail = body.slice(0, 200).replace(/\s+/g, ' ').trim();
+/**
+ * A refusal's body is quoted in the error for diagnosis, but a proxy or a debug endpoint may echo
+ * the request's headers: pass the headers that were sent and their credentials are redacted first
+ * (before the body is cut, so no prefix of a key survives either).
+ */
+export function handshakeError(
+  opts: Pick<ConnectOptions, 'provider' | 'keyEnvName'> & { headers?: Record<string, string> },
+  status: number,
+  body: string,
+): APIStatusError {
+  const detail = redact(body, credentialsIn(opts.headers)).slice(0, 200).replace(/\s+/g, ' ').trim();
   if (status === 401 || status === 403) {
     return new APIStatusError({
       message: `${opts.provider} rejected the API key (HTTP ${status}): check ${opts.keyEnvName}${detail ? ` — ${detail}` : ''}`,
@@ -87,6 +96,20 @@ export function handshakeError(opts: Pick<ConnectOptions, 'provider' | 'keyEnvNa
     message: `${opts.provider} refused the connection (HTTP ${status})${detail ? `: ${detail}` : ''}`,
     options: { statusCode: status, retryable: status === 429 || status >= 500 },
   });
+}
+
+/** Values of the headers that carry credentials, with and without their auth scheme. */
+function credentialsIn(headers: Record<string, string> | undefined): string[] {
+  const out: string[] = [];
+  for (const [name, value] of Object.entries(headers ?? {})) {
+    if (!/authorization|api[-_]?key|token/i.test(name)) continue;
+    out.push(value, value.replace(/^\s*(Bearer|Basic|Token)\s+/i, ''));
+  }
+  return out.filter((v) => v.trim().length >= 4).sort((a, b) => b.length - a.length);
+}
+
+function redact(text: string, secrets: string[]): string {
+  return secrets.reduce((t, secret) => t.split(secret).join('[redacted]'), text);
 }
 
 /**
