@@ -5,6 +5,7 @@
  */
 import { type llm, stt, voice } from '@livekit/agents';
 import { type RecordedSegment, RecordingAudioOutput, segmentAudio } from '../../src/audio/recording-output.js';
+import { HeardTextAgent, type HeardTextEvent } from '../../src/heard/index.js';
 import { createAssistant, createSession } from '../../src/session.js';
 import type { FirstwordTTS } from '../../src/tts/base.js';
 import { samplesForText } from '../servers/audio-tag.js';
@@ -73,6 +74,18 @@ export function nextAssistantMessage(session: voice.AgentSession): Promise<llm.C
     voice.AgentSessionEventTypes.ConversationItemAdded,
     (ev) => ev.item.type === 'message' && ev.item.role === 'assistant',
   ).then((ev) => ev.item as llm.ChatMessage);
+}
+
+/** The next heard-text decision of the session's agent (which must be a HeardTextAgent). */
+export function nextHeardDecision(session: voice.AgentSession): Promise<HeardTextEvent> {
+  const agent = session.currentAgent;
+  if (!(agent instanceof HeardTextAgent)) throw new Error('the session does not run a HeardTextAgent');
+  return new Promise((resolve) => {
+    const off = agent.heardText.onHeard((ev) => {
+      off();
+      resolve(ev);
+    });
+  });
 }
 
 /** Interrupts the session once `ms` of the next segment has played (at 1×, from its first frame). */

@@ -5,6 +5,7 @@
  * the words whose audio played to the end — as told by the tagged audio itself.
  */
 import { initializeLogger } from '@livekit/agents';
+import type { HeardSource } from '../../src/heard/index.js';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { withTimeout } from '../helpers/async.js';
 import {
@@ -13,6 +14,7 @@ import {
   groundTruth,
   interruptAfterPlayed,
   nextAssistantMessage,
+  nextHeardDecision,
   startHeardSession,
 } from './session-harness.js';
 
@@ -31,15 +33,21 @@ interface Case {
   realTimeFactor: number;
   reply: string;
   interruptAfterMs: number;
+  /**
+   * What may decide the cut: the provider's timings; the length of the chunk's complete audio;
+   * or, while that chunk's audio is still arriving, the rate measured on the reply's earlier chunks.
+   * 'complete' (the cut fell exactly on a chunk's end) is always allowed.
+   */
+  decidedBy: HeardSource[];
 }
 
 const cases: Case[] = [
-  { provider: 'resemble', timestamps: false, realTimeFactor: 0.5, reply: REPLY_EN, interruptAfterMs: 1_000 },
-  { provider: 'resemble', timestamps: true, realTimeFactor: 0.5, reply: REPLY_EN, interruptAfterMs: 1_000 },
-  { provider: 'resemble', timestamps: true, realTimeFactor: 0.5, reply: REPLY_KO, interruptAfterMs: 700 },
-  { provider: 'cartesia', timestamps: false, realTimeFactor: 0, reply: REPLY_EN, interruptAfterMs: 1_000 },
-  { provider: 'cartesia', timestamps: true, realTimeFactor: 0.5, reply: REPLY_EN, interruptAfterMs: 1_000 },
-  { provider: 'cartesia', timestamps: false, realTimeFactor: 0, reply: REPLY_KO, interruptAfterMs: 700 },
+  { provider: 'resemble', timestamps: false, realTimeFactor: 0.5, reply: REPLY_EN, interruptAfterMs: 1_000, decidedBy: ['audio', 'estimate'] },
+  { provider: 'resemble', timestamps: true, realTimeFactor: 0.5, reply: REPLY_EN, interruptAfterMs: 1_000, decidedBy: ['timings'] },
+  { provider: 'resemble', timestamps: true, realTimeFactor: 0.5, reply: REPLY_KO, interruptAfterMs: 700, decidedBy: ['timings'] },
+  { provider: 'cartesia', timestamps: false, realTimeFactor: 0, reply: REPLY_EN, interruptAfterMs: 1_000, decidedBy: ['audio'] },
+  { provider: 'cartesia', timestamps: true, realTimeFactor: 0.5, reply: REPLY_EN, interruptAfterMs: 1_000, decidedBy: ['timings'] },
+  { provider: 'cartesia', timestamps: false, realTimeFactor: 0, reply: REPLY_KO, interruptAfterMs: 700, decidedBy: ['audio'] },
 ];
 
 describe('heard text of an interrupted reply (room-less session)', () => {
@@ -63,11 +71,15 @@ describe('heard text of an interrupted reply (room-less session)', () => {
       });
       const segment = finishedSegment(h.output);
       const message = nextAssistantMessage(h.session);
+      const decision = nextHeardDecision(h.session);
       void interruptAfterPlayed(h, c.interruptAfterMs);
       const handle = h.session.generateReply({ userInput: 'question' });
 
       const played = await withTimeout(segment, 10_000, 'the interrupted segment');
       const committed = await withTimeout(message, 10_000, 'the interrupted reply in the history');
+      const decided = await withTimeout(decision, 1_000, 'the heard-text decision');
+      expect(decided.heard.text).toBe(committed.textContent);
+      expect([...c.decidedBy, 'complete']).toContain(decided.heard.source);
       await withTimeout(handle.waitForPlayout(), 5_000, 'the interrupted speech to end');
 
       expect(handle.interrupted).toBe(true);
@@ -131,12 +143,14 @@ describe('heard text of an interrupted reply (room-less session)', () => {
 
     const segment = finishedSegment(h.output);
     const message = nextAssistantMessage(h.session);
+    const decision = nextHeardDecision(h.session);
     void interruptAfterPlayed(h, 1_000);
     const handle = h.session.generateReply({ userInput: 'question' });
     const played = await withTimeout(segment, 10_000, 'the interrupted segment');
     const committed = await withTimeout(message, 10_000, 'the interrupted reply in the history');
     await withTimeout(handle.waitForPlayout(), 5_000, 'the interrupted speech to end');
 
+    expect((await withTimeout(decision, 1_000, 'the heard-text decision')).heard.source).toBe('estimate');
     const streamId = [...h.sent.keys()][1]!;
     const truth = groundTruth(h, played, h.sent.get(streamId)!, MS_PER_CHAR);
     const text = committed.textContent ?? '';
