@@ -1,0 +1,148 @@
+/**
+ * Acknowledgements synthesized once (at prewarm, with the session's own TTS and voice) and held
+ * as frames, so that playing one costs no provider round trip.
+ */
+import { log, tts } from '@livekit/agents';
+import { AudioFrame } from '@livekit/rtc-node';
+import { ACK_LANGUAGES, type AckLanguage, DEFAULT_ACK_PHRASES } from './phrases.js';
+
+export interface CachedAck {
+  /** `<language>:<index>`, stable across processes for the same phrase list. */
+  readonly id: string;
+  readonly language: AckLanguage;
+  readonly text: string;
+  readonly frames: readonly AudioFrame[];
+  readonly durationMs: number;
+}
+
+export interface AckLibraryOptions {
+  /** Phrases per language; a language left out keeps its defaults, an empty list disables it. */
+  phrases: Partial<Record<AckLanguage, readonly string[]>>;
+  /** Longest wait for one phrase's audio before it is left out. @defaultValue 10000 */
+  timeoutMs: number;
+  /** Source of randomness for {@link AckLibrary.pick}, in [0, 1). @defaultValue Math.random */
+  random: () => number;
+}
+
+const DEFAULT_ACK_LIBRARY_OPTIONS: AckLibraryOptions = {
+  phrases: {},
+  timeoutMs: 10_000,
+  random: Math.random,
+};
+
+export class AckLibrary {
+  readonly #byLanguage = new Map<AckLanguage, CachedAck[]>();
+  readonly #random: () => number;
+
+  constructor(acks: readonly CachedAck[], random: () => number = Math.random) {
+    for (const ack of acks) {
+      const list = this.#byLanguage.get(ack.language) ?? [];
+      list.push(ack);
+      this.#byLanguage.set(ack.language, list);
+    }
+    this.#random = random;
+  }
+
+  get size(): number {
+    let n = 0;
+    for (const list of this.#byLanguage.values()) n += list.length;
+    return n;
+  }
+
+  all(): CachedAck[] {
+    return [...this.#byLanguage.values()].flat();
+  }
+
+  /**
+   * A random phrase of `language`, never `previousId` unless it is the only one. Falls back to
+   * the other language when `language` has none, so a turn is never left silent for want of a
+   * phrase if any was synthesized.
+   */
+  pick(language: AckLanguage, previousId?: string): CachedAck | undefined {
+    const own = this.#byLanguage.get(language) ?? [];
+    const list = own.length > 0 ? own : this.all();
+    if (list.length === 0) return undefined;
+    const fresh = list.filter((ack) => ack.id !== previousId);
+    const from = fresh.length > 0 ? fresh : list;
+    const index = Math.min(from.length - 1, Math.floor(this.#random() * from.length));
+    return from[index];
+  }
+}
+
+/**
+ * Fresh frame objects over the cached samples: outputs may keep the frames they were given, and
+ * one cached phrase is played many times.
+ */
+export function ackFrames(ack: CachedAck): AudioFrame[] {
+  return ack.frames.map((f) => new AudioFrame(f.data, f.sampleRate, f.channels, f.samplesPerChannel));
+}
+
+/**
+ * The phrase through the TTS's streaming path. Not `synthesize()`: in agents 1.9 a failed
+ * ChunkedStream leaves an unhandled rejection behind (its main task rethrows after reporting),
+ * which would end a process that is only preparing a nicety; a SynthesizeStream reports and ends.
+ * Ack phrases are shorter than any first-clause cut, so they still go out as one request.
+ */
+async function synthesizeFrames(engine: tts.TTS, text: string, timeoutMs: number): Promise<AudioFrame[]> {
+  const stream = engine.stream();
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no audio within ${timeoutMs} ms`)), timeoutMs);
+  });
+  try {
+    stream.pushText(text);
+    stream.endInput();
+    return await Promise.race([
+      (async () => {
+        const frames: AudioFrame[] = [];
+        for await (const audio of stream) {
+          if (audio === tts.SynthesizeStream.END_OF_STREAM) return frames;
+          frames.push(audio.frame);
+        }
+        throw new Error('the stream ended without its end marker');
+      })(),
+      timeout,
+    ]);
+  } finally {
+    clearTimeout(timer);
+    stream.close();
+  }
+}
+
+/**
+ * Synthesizes every phrase with `engine`, one after another (at prewarm nothing waits on it, and a
+ * provider's per-key connection limit is better spent on calls). A phrase that fails is left out
+ * and logged; the library may end up empty, in which case no acknowledgement is ever played.
+ */
+export async function prepareAcknowledgements(
+  engine: tts.TTS,
+  options: Partial<AckLibraryOptions> = {},
+): Promise<AckLibrary> {
+  const opts = { ...DEFAULT_ACK_LIBRARY_OPTIONS, ...options };
+  const acks: CachedAck[] = [];
+  // A failed synthesis is also emitted as 'error' on the TTS; outside a session nothing listens,
+  // and an unheard 'error' would take the whole prewarmed process down.
+  const onError = () => {};
+  engine.on('error', onError);
+  try {
+    for (const language of ACK_LANGUAGES) await synthesizeLanguage(engine, language, opts, acks);
+  } finally {
+    engine.off('error', onError);
+  }
+  return new AckLibrary(acks, opts.random);
+}
+
+async function synthesizeLanguage(engine: tts.TTS, language: AckLanguage, opts: AckLibraryOptions, acks: CachedAck[]): Promise<void> {
+  const phrases = opts.phrases[language] ?? DEFAULT_ACK_PHRASES[language];
+  for (const [index, text] of phrases.entries()) {
+    const id = `${language}:${index}`;
+    try {
+      const frames = await synthesizeFrames(engine, text, opts.timeoutMs);
+      const durationMs = frames.reduce((ms, f) => ms + (f.samplesPerChannel * 1000) / f.sampleRate, 0);
+      if (durationMs <= 0) throw new Error('no audio');
+      acks.push({ id, language, text, frames, durationMs });
+    } catch (error) {
+      log().warn({ ackId: id, provider: engine.provider, error: (error as Error).message }, 'acknowledgement not synthesized');
+    }
+  }
+}

@@ -1,0 +1,27 @@
+/**
+ * What the agent says the instant a turn ends, before it has an answer.
+ *
+ * Short on purpose: speech handles play one after another, so when the answer is ready early an
+ * acknowledgement delays it by its own length. About a second of speech at most.
+ */
+export type AckLanguage = 'ko' | 'en';
+
+export const ACK_LANGUAGES: readonly AckLanguage[] = ['ko', 'en'];
+
+export const DEFAULT_ACK_PHRASES: Readonly<Record<AckLanguage, readonly string[]>> = {
+  ko: ['네, 확인해 볼게요.', '잠시만요.', '네, 알아볼게요.'],
+  en: ['Sure, one moment.', 'Okay, let me check.', 'Got it, one second.'],
+};
+
+const HANGUL = /[\u1100-\u11FF\u3130-\u318F\uA960-\uA97F\uAC00-\uD7AF\uD7B0-\uD7FF]/gu;
+const LATIN = /[A-Za-z]/g;
+
+/**
+ * The language to acknowledge in, from the user's own words: Korean when Hangul outweighs Latin
+ * letters ("OK, 서울 날씨" is Korean), English otherwise — including for an empty transcript.
+ */
+export function detectAckLanguage(transcript: string): AckLanguage {
+  const hangul = transcript.match(HANGUL)?.length ?? 0;
+  const latin = transcript.match(LATIN)?.length ?? 0;
+  return hangul > 0 && hangul >= latin ? 'ko' : 'en';
+}

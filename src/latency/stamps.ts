@@ -1,0 +1,156 @@
+/**
+ * One turn's latency budget: the stamps taken along the pipeline and the stages between them.
+ *
+ * Pure: building a report from stamps does no I/O, so the worker's log line, the Prometheus
+ * histograms and the demo's table all show the same numbers. Stamps are `performance.now()`
+ * milliseconds; a stamp the pipeline could not observe is absent, and so is every stage that
+ * needs it.
+ */
+
+export const STAMP_NAMES = [
+  /** The user stopped speaking (VAD/STT end of speech, as LiveKit's EOU metrics report it). */
+  'userStoppedSpeaking',
+  /** The final transcript of the turn arrived. */
+  'sttFinal',
+  /** The end of the user's turn was decided (end of speech + endpointing delay). */
+  'turnDecided',
+  /** The agent's `onUserTurnCompleted` ran: the reply is scheduled right after. */
+  'userTurnCompleted',
+  /** The LLM request of the reply was sent (earlier than the turn's end with preemptive generation). */
+  'llmRequest',
+  'llmFirstToken',
+  /** The chunker released the reply's first chunk. */
+  'ttsFirstChunk',
+  /** The first chunk went out on the provider socket. */
+  'ttsFirstSend',
+  'ttsFirstByte',
+  /** The TTS handed the session its first audio frame. */
+  'ttsFirstFrame',
+  /** The audio output started playing the reply (room-less outputs and rooms report it). */
+  'playbackStarted',
+  /** A cached acknowledgement was queued for this turn. */
+  'ackQueued',
+  'ackPlaybackStarted',
+] as const;
+
+export type StampName = (typeof STAMP_NAMES)[number];
+export type TurnStamps = Partial<Record<StampName, number>>;
+
+/** Consecutive legs of the reply's path; a stage may be negative (preemptive LLM before turn end). */
+export const STAGES = [
+  { name: 'transcription', from: 'userStoppedSpeaking', to: 'sttFinal' },
+  { name: 'end_of_turn', from: 'userStoppedSpeaking', to: 'turnDecided' },
+  { name: 'turn_to_llm', from: 'turnDecided', to: 'llmRequest' },
+  { name: 'llm_first_token', from: 'llmRequest', to: 'llmFirstToken' },
+  { name: 'first_chunk', from: 'llmFirstToken', to: 'ttsFirstChunk' },
+  { name: 'tts_first_byte', from: 'ttsFirstSend', to: 'ttsFirstByte' },
+  { name: 'tts_first_frame', from: 'ttsFirstByte', to: 'ttsFirstFrame' },
+  { name: 'playout', from: 'ttsFirstFrame', to: 'playbackStarted' },
+  { name: 'ack_first_audio', from: 'turnDecided', to: 'ackPlaybackStarted' },
+] as const satisfies readonly { name: string; from: StampName; to: StampName }[];
+
+export type StageName = (typeof STAGES)[number]['name'];
+export const STAGE_NAMES: readonly StageName[] = STAGES.map((stage) => stage.name);
+
+/** What LiveKit's own metrics said about the same reply (matched by speech id). */
+export interface LiveKitTurnMetrics {
+  endOfUtteranceDelayMs?: number;
+  transcriptionDelayMs?: number;
+  llmTtftMs?: number;
+  ttsTtfbMs?: number;
+}
+
+export interface AckSummary {
+  outcome: 'played' | 'skipped';
+  reason: string;
+  phraseId?: string;
+  language?: string;
+  durationMs?: number;
+}
+
+export interface TurnReport {
+  /** 1-based turn number within the session. */
+  turn: number;
+  /** The reply's speech handle id (LiveKit's `speechId` in its own metrics and logs). */
+  speechId?: string;
+  /** Stamps relative to `turnDecided` (or the first stamp), ms; the absolute clock is in `at`. */
+  stamps: TurnStamps;
+  /** `performance.now()` of the stamps' zero. */
+  at: number;
+  stages: Partial<Record<StageName, number>>;
+  /**
+   * End of user speech → first audio of the reply at the output (or out of the TTS when the
+   * output does not report playback). The number the product exists to shrink.
+   */
+  firstAudioMs?: number;
+  /** Where `firstAudioMs` was observed. */
+  firstAudioAt?: 'playback' | 'tts_frame';
+  /** End of user speech → the acknowledgement's first audio. */
+  ackFirstAudioMs?: number;
+  /** End of user speech → whatever the listener heard first (ack or reply). */
+  heardFirstAudioMs?: number;
+  ack?: AckSummary;
+  livekit: LiveKitTurnMetrics;
+  interrupted: boolean;
+}
+
+export interface TurnReportInput {
+  turn: number;
+  speechId?: string;
+  stamps: TurnStamps;
+  ack?: AckSummary;
+  livekit?: LiveKitTurnMetrics;
+  interrupted?: boolean;
+}
+
+const round = (ms: number): number => Math.round(ms * 10) / 10;
+
+function span(stamps: TurnStamps, from: StampName, to: StampName): number | undefined {
+  const start = stamps[from];
+  const end = stamps[to];
+  return start === undefined || end === undefined ? undefined : round(end - start);
+}
+
+/** Stages and totals from raw stamps; stamps in the report are rebased on the turn's decision. */
+export function buildTurnReport(input: TurnReportInput): TurnReport {
+  const { stamps } = input;
+  const stages: Partial<Record<StageName, number>> = {};
+  for (const stage of STAGES) {
+    const ms = span(stamps, stage.from, stage.to);
+    if (ms !== undefined) stages[stage.name] = ms;
+  }
+
+  const replyAudio = stamps.playbackStarted ?? stamps.ttsFirstFrame;
+  const firstAudioAt = stamps.playbackStarted !== undefined ? 'playback' : stamps.ttsFirstFrame !== undefined ? 'tts_frame' : undefined;
+  const speechEnd = stamps.userStoppedSpeaking;
+  const since = (at: number | undefined) => (speechEnd === undefined || at === undefined ? undefined : round(at - speechEnd));
+  const heard = [replyAudio, stamps.ackPlaybackStarted].filter((t): t is number => t !== undefined);
+
+  const present = Object.values(stamps).filter((t): t is number => t !== undefined);
+  const zero = stamps.turnDecided ?? stamps.userTurnCompleted ?? (present.length > 0 ? Math.min(...present) : 0);
+  const relative: TurnStamps = {};
+  for (const name of STAMP_NAMES) {
+    const at = stamps[name];
+    if (at !== undefined) relative[name] = round(at - zero);
+  }
+
+  return {
+    turn: input.turn,
+    speechId: input.speechId,
+    stamps: relative,
+    at: zero,
+    stages,
+    firstAudioMs: since(replyAudio),
+    firstAudioAt,
+    ackFirstAudioMs: since(stamps.ackPlaybackStarted),
+    heardFirstAudioMs: heard.length > 0 ? since(Math.min(...heard)) : undefined,
+    ack: input.ack,
+    livekit: input.livekit ?? {},
+    interrupted: input.interrupted ?? false,
+  };
+}
+
+/** The stamps in pipeline order, for tables and checks (absent stamps skipped). */
+export function orderedStamps(report: TurnReport): Array<{ name: StampName; ms: number }> {
+  return STAMP_NAMES.filter((name) => report.stamps[name] !== undefined).map((name) => ({ name, ms: report.stamps[name]! }));
+}

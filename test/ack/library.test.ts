@@ -1,0 +1,99 @@
+import { initializeLogger } from '@livekit/agents';
+import { AudioFrame } from '@livekit/rtc-node';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { AckLibrary, type CachedAck, DEFAULT_ACK_PHRASES, detectAckLanguage, prepareAcknowledgements } from '../../src/ack/index.js';
+import { tagForText } from '../servers/audio-tag.js';
+import { type ProviderFixture, heardTags, resembleFixture, withTimeout } from '../tts/harness.js';
+
+function fakeAck(id: string): CachedAck {
+  const [language] = id.split(':') as ['ko' | 'en'];
+  return { id, language, text: id, frames: [new AudioFrame(new Int16Array(160), 16000, 1, 160)], durationMs: 10 };
+}
+
+describe('detectAckLanguage', () => {
+  it.each([
+    ['서울 날씨 어때요?', 'ko'],
+    ['OK, 서울 날씨', 'ko'],
+    ['What is the weather in Seoul?', 'en'],
+    ['Seoul 가요', 'en'],
+    ['', 'en'],
+    ['1234?', 'en'],
+  ] as const)('%j → %s', (text, language) => {
+    expect(detectAckLanguage(text)).toBe(language);
+  });
+});
+
+describe('AckLibrary.pick', () => {
+  const library = new AckLibrary(['ko:0', 'ko:1', 'ko:2', 'en:0'].map(fakeAck), () => 0);
+
+  it('never returns the phrase just played when the language has another', () => {
+    let previous: string | undefined;
+    const picked: string[] = [];
+    for (let i = 0; i < 6; i++) {
+      previous = library.pick('ko', previous)!.id;
+      picked.push(previous);
+    }
+    expect(picked).toEqual(['ko:0', 'ko:1', 'ko:0', 'ko:1', 'ko:0', 'ko:1']);
+  });
+
+  it('spreads over every phrase of the language with a uniform source', () => {
+    const seen = new Set<string>();
+    for (const r of [0, 0.34, 0.67, 0.99]) seen.add(new AckLibrary(['ko:0', 'ko:1', 'ko:2'].map(fakeAck), () => r).pick('ko')!.id);
+    expect([...seen].sort()).toEqual(['ko:0', 'ko:1', 'ko:2']);
+  });
+
+  it('repeats the only phrase of a language rather than staying silent', () => {
+    expect(library.pick('en', 'en:0')!.id).toBe('en:0');
+  });
+
+  it('falls back to another language when one has no phrase, and to nothing when empty', () => {
+    const onlyKo = new AckLibrary(['ko:0'].map(fakeAck));
+    expect(onlyKo.pick('en')!.id).toBe('ko:0');
+    expect(new AckLibrary([]).pick('ko')).toBeUndefined();
+  });
+});
+
+describe('prepareAcknowledgements', () => {
+  beforeAll(() => initializeLogger({ pretty: false, level: 'error' }));
+  let fx: ProviderFixture | undefined;
+  afterEach(async () => {
+    await fx?.close();
+    fx = undefined;
+  });
+
+  it('holds each phrase as the frames our TTS made of it, in the defaults when none are given', async () => {
+    fx = await resembleFixture({ msPerChar: 10 });
+    const engine = fx.make();
+    try {
+      const library = await withTimeout(prepareAcknowledgements(engine), 10_000, 'acks');
+      const all = library.all();
+      expect(all.map((a) => a.text)).toEqual([...DEFAULT_ACK_PHRASES.ko, ...DEFAULT_ACK_PHRASES.en]);
+      for (const ack of all) {
+        const samples = ack.frames.flatMap((f) => Array.from(f.data.subarray(0, f.samplesPerChannel)));
+        expect(heardTags(Int16Array.from(samples)).map((r) => r.tag)).toEqual([tagForText(ack.text)]);
+        expect(ack.durationMs).toBeCloseTo((samples.length / 16000) * 1000, 6);
+      }
+      expect(all.map((a) => a.id)).toEqual(['ko:0', 'ko:1', 'ko:2', 'en:0', 'en:1', 'en:2']);
+    } finally {
+      await engine.close();
+    }
+  });
+
+  it('leaves out a phrase the provider fails on and keeps the rest', async () => {
+    fx = await resembleFixture({
+      msPerChar: 10,
+      fault: (req) => (String(req.payload.data).includes('잠시만요') ? { kind: 'error-frame', statusCode: 400, errorName: 'BadRequest' } : undefined),
+    });
+    const engine = fx.make();
+    try {
+      const library = await withTimeout(
+        prepareAcknowledgements(engine, { phrases: { ko: ['잠시만요.', '네, 알겠어요.'], en: [] } }),
+        10_000,
+        'acks',
+      );
+      expect(library.all().map((a) => [a.id, a.text])).toEqual([['ko:1', '네, 알겠어요.']]);
+    } finally {
+      await engine.close();
+    }
+  });
+});
