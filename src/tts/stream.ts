@@ -310,6 +310,7 @@ export class DriverStream extends tts.SynthesizeStream implements TrackOwner {
       track.ended = true;
       return;
     }
+    this.#placeInSegment(track);
     for (const frame of this.#bytes.flush()) this.#emitFrame(track, frame);
     track.ended = true;
     const segment = track.segment;
@@ -327,8 +328,13 @@ export class DriverStream extends tts.SynthesizeStream implements TrackOwner {
     });
     this.#head++;
     if (segment.closed && segment.tracks[segment.tracks.length - 1] === track) this.#finishSegment(segment);
-    const next = this.#order[this.#head];
-    if (next) next.segmentOffset = next.segment.playedSamples;
+  }
+
+  /** A track's audio starts where its segment's played audio ends, fixed when it first plays. */
+  #placeInSegment(track: Track): void {
+    if (track.placed) return;
+    track.segmentOffset = track.segment.playedSamples;
+    track.placed = true;
   }
 
   #finishSegment(segment: Segment): void {
@@ -347,6 +353,7 @@ export class DriverStream extends tts.SynthesizeStream implements TrackOwner {
   }
 
   #play(track: Track, pcm: Buffer): void {
+    this.#placeInSegment(track);
     track.played += pcm.length / 2;
     for (const frame of this.#bytes.write(pcm)) this.#emitFrame(track, frame);
   }

@@ -34,6 +34,8 @@ export class Track {
   skip = 0;
   /** Sample offset of this track within its segment, fixed when it starts playing. */
   segmentOffset = 0;
+  /** `segmentOffset` is known: the track became the head and started playing (kept across retries). */
+  placed = false;
   firstByteAt: number | undefined;
   reassembler = new Pcm16Reassembler();
   pending: Buffer[] = [];

@@ -29,7 +29,9 @@ for (const name of ['resemble', 'cartesia'] as const) {
       fx = await fixtures[name]({ firstByteDelayMs: 5 });
       engine = fx.make();
       const sent = recordSent(engine);
-      for (const reply of [REPLY_EN, REPLY_KO]) {
+      const done: Array<{ streamId: string; startSample: number; endSample: number }> = [];
+      engine.timeline.on('track_done', (e) => done.push(e));
+      for (const reply of [REPLY_EN, REPLY_KO, REPLY_EN]) {
         const stream = engine.stream();
         speak(stream, tokens(reply));
         const out = await collect(stream);
@@ -40,6 +42,12 @@ for (const name of ['resemble', 'cartesia'] as const) {
         // The segment's last frame, and only it, is final.
         expect(out.frames.filter((f) => f.final)).toHaveLength(1);
         expect(out.frames[out.frames.length - 1]!.final).toBe(true);
+        // Each track's audio sits right after the previous one's in the segment.
+        const tracks = done.filter((d) => d.streamId === stream.id);
+        expect(tracks[0]!.startSample).toBe(0);
+        tracks.forEach((t, i) => i > 0 && expect(t.startSample).toBe(tracks[i - 1]!.endSample));
+        const voiced = heardTags(out.samples).reduce((n, r) => n + r.samples, 0);
+        expect(tracks[tracks.length - 1]!.endSample).toBe(voiced);
       }
     });
 
