@@ -114,7 +114,17 @@ export class SocketPool {
       await Promise.race([...this.#connecting]).catch(() => undefined);
       socket = this.#pickClean();
     }
-    // Every socket is busy: share the least loaded rather than fail the turn.
+    if (!socket) {
+      // Every socket is busy. One that only carries stale requests of interrupted turns would make
+      // this turn wait behind audio nobody will hear (in-order providers have no cancel): a fresh
+      // handshake is cheaper, so replace it.
+      const draining = this.#pickDraining();
+      if (draining) {
+        draining.close();
+        socket = await this.#open(signal);
+      }
+    }
+    // Otherwise share the least loaded rather than fail the turn.
     socket ??= this.#pickLeastLoaded() ?? (await this.#open(signal));
     socket.leases++;
     socket.lastUsedAt = Date.now();
@@ -155,6 +165,13 @@ export class SocketPool {
       if (!best || s.lastUsedAt > best.lastUsedAt) best = s;
     }
     return best;
+  }
+
+  #pickDraining(): ProviderSocket | undefined {
+    for (const s of this.#sockets) {
+      if (s.isOpen && s.leases === 0 && s.outstanding > 0 && s.staleOutstanding === s.outstanding) return s;
+    }
+    return undefined;
   }
 
   #pickLeastLoaded(): ProviderSocket | undefined {

@@ -51,6 +51,7 @@ export class ResembleCodec implements ProviderCodec {
   readonly maxInFlight: number;
   #opts: ResembleCodecOptions;
   #nextRequestId = 1;
+  #words = new WordAssembler();
 
   constructor(opts: ResembleCodecOptions) {
     this.#opts = opts;
@@ -107,19 +108,21 @@ export class ResembleCodec implements ProviderCodec {
     if (!parsed.success) return [];
     const msg = parsed.data;
     switch (msg.type) {
-      case 'audio':
-        return [
-          {
-            type: 'audio',
-            track: String(msg.request_id),
-            pcm: Buffer.from(msg.audio_content, 'base64'),
-            timings: wordTimings(msg.audio_timestamps ?? undefined),
-          },
-        ];
-      case 'audio_end':
-        return [{ type: 'end', track: String(msg.request_id) }];
-      case 'error':
-        return [this.#error(msg)];
+      case 'audio': {
+        const track = String(msg.request_id);
+        const timings = this.#words.push(track, msg.audio_timestamps ?? undefined);
+        return [{ type: 'audio', track, pcm: Buffer.from(msg.audio_content, 'base64'), ...(timings.length ? { timings } : {}) }];
+      }
+      case 'audio_end': {
+        const track = String(msg.request_id);
+        const last = this.#words.end(track);
+        return [...(last ? [{ type: 'timings' as const, track, timings: [last] }] : []), { type: 'end', track }];
+      }
+      case 'error': {
+        const event = this.#error(msg);
+        if (event.track !== undefined) this.#words.end(event.track);
+        return [event];
+      }
     }
   }
 
@@ -145,24 +148,41 @@ function toBuffer(data: RawData): Buffer {
   return Buffer.from(data as ArrayBuffer);
 }
 
-/** Grapheme timings → word timings (a word ends at a space), in seconds from the request's start. */
-function wordTimings(ts: { graph_chars?: string[]; graph_times?: [number, number][] } | undefined): TrackTiming[] | undefined {
-  if (!ts?.graph_chars?.length || !ts.graph_times?.length) return undefined;
-  const words: TrackTiming[] = [];
-  let text = '';
-  let start = 0;
-  let end = 0;
-  ts.graph_chars.forEach((ch, i) => {
-    const [s, e] = ts.graph_times![i] ?? [end, end];
-    if (/\s/.test(ch)) {
-      if (text) words.push({ text: text + ' ', start, end });
-      text = '';
-      return;
-    }
-    if (!text) start = s;
-    text += ch;
-    end = e;
-  });
-  if (text) words.push({ text: text + ' ', start, end });
-  return words;
+type Graphemes = { graph_chars?: string[]; graph_times?: [number, number][] };
+
+/**
+ * Grapheme timings → word timings (a word ends at whitespace), in seconds from the request's start.
+ * A frame may end mid-word, so the last word of each frame is held until the next frame (or the
+ * request's end) shows whether it continues.
+ */
+class WordAssembler {
+  #partial = new Map<TrackKey, TrackTiming>();
+
+  push(track: TrackKey, ts: Graphemes | undefined): TrackTiming[] {
+    if (!ts?.graph_chars?.length || !ts.graph_times?.length) return [];
+    const words: TrackTiming[] = [];
+    let word = this.#partial.get(track);
+    this.#partial.delete(track);
+    ts.graph_chars.forEach((ch, i) => {
+      const [start, end] = ts.graph_times![i] ?? [word?.end ?? 0, word?.end ?? 0];
+      if (/\s/.test(ch)) {
+        if (word) words.push({ ...word, text: `${word.text} ` });
+        word = undefined;
+      } else if (word) {
+        word.text += ch;
+        word.end = end;
+      } else {
+        word = { text: ch, start, end };
+      }
+    });
+    if (word) this.#partial.set(track, word);
+    return words;
+  }
+
+  /** The request ended: its held word is complete. */
+  end(track: TrackKey): TrackTiming | undefined {
+    const word = this.#partial.get(track);
+    this.#partial.delete(track);
+    return word ? { ...word, text: `${word.text} ` } : undefined;
+  }
 }

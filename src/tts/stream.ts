@@ -46,6 +46,7 @@ export class DriverStream extends tts.SynthesizeStream implements TrackOwner {
   #attempt: Attempt | undefined;
   #bytes: PcmFrameSplitter;
   #held: tts.SynthesizedAudio | undefined;
+  #carryTimed: TimedString[] = [];
   #firstFrameEmitted = false;
   #chunkIndex = 0;
   #endOfStreamSent = false;
@@ -312,6 +313,10 @@ export class DriverStream extends tts.SynthesizeStream implements TrackOwner {
     }
     this.#placeInSegment(track);
     for (const frame of this.#bytes.flush()) this.#emitFrame(track, frame);
+    // Timings that came with the track's end (a word held until then) ride on the next frame out.
+    const left = this.#takeTimings(track);
+    if (left.length && this.#held) this.#held.timedTranscripts = [...(this.#held.timedTranscripts ?? []), ...left];
+    else this.#carryTimed.push(...left);
     track.ended = true;
     const segment = track.segment;
     const endSample = track.segmentOffset + track.played;
@@ -349,6 +354,8 @@ export class DriverStream extends tts.SynthesizeStream implements TrackOwner {
       } satisfies tts.SynthesizedAudio);
     this.#held = undefined;
     final.final = true;
+    const late = this.#carryTimed.splice(0);
+    if (late.length) final.timedTranscripts = [...(final.timedTranscripts ?? []), ...late];
     if (segment.tracks.length > 0) this.#put(final);
   }
 
@@ -359,7 +366,7 @@ export class DriverStream extends tts.SynthesizeStream implements TrackOwner {
   }
 
   #emitFrame(track: Track, frame: AudioFrame): void {
-    const timed = this.#takeTimings(track);
+    const timed = [...this.#carryTimed.splice(0), ...this.#takeTimings(track)];
     const audio: tts.SynthesizedAudio = {
       requestId: track.key,
       segmentId: track.segment.id,

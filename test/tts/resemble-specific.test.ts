@@ -55,14 +55,15 @@ describe('resemble codec on the wire', () => {
   });
 
   it('turns audio_timestamps into word TimedStrings offset to the segment', async () => {
-    fx = await fixtures.resemble({ timestamps: true });
+    // Tiny frames: words straddle frame boundaries and must still come out whole.
+    fx = await fixtures.resemble({ timestamps: true, frameBytes: 62, msPerChar: 2 });
     engine = fx.make({ wordTimestamps: true }) as ResembleTTS;
     expect(engine.capabilities.alignedTranscript).toBe(true);
     const stream = engine.stream();
     speak(stream, tokens(REPLY));
     const out = await collect(stream);
     const timed = out.frames.flatMap((f) => f.timedTranscripts ?? []);
-    expect(timed.map((t) => t.text.trim()).join(' ')).toBe(REPLY);
+    expect(timed.map((t) => t.text)).toEqual(REPLY.split(' ').map((w) => `${w} `));
     for (let i = 1; i < timed.length; i++) expect(timed[i]!.startTime!).toBeGreaterThanOrEqual(timed[i - 1]!.startTime!);
     const audioSeconds = out.samples.length / 16000;
     expect(timed[timed.length - 1]!.endTime!).toBeLessThanOrEqual(audioSeconds + 1e-6);
@@ -102,6 +103,30 @@ describe('resemble codec on the wire', () => {
     expect(ssml).toContain('&lt;b&gt;');
     expect(ssml).toContain('&amp;');
     expect(ssml).not.toContain('<b>');
+  });
+
+  it('after two quick barge-ins, the next turn does not queue behind stale audio', async () => {
+    fx = await fixtures.resemble({ realTimeFactor: 1, msPerChar: 30, frameBytes: 640 });
+    engine = fx.make() as ResembleTTS;
+    await engine.prewarm();
+    const long = 'This answer is long and slow. It keeps going for quite a while. Nobody will hear the end of it.';
+    for (let i = 0; i < 2; i++) {
+      const s = engine.stream();
+      speak(s, tokens(long));
+      await s.next(); // first audio, then the user barges in
+      s.close();
+    }
+    const staleConnections = new Set(server().received.map((r) => r.connectionId));
+    const sent = recordSent(engine);
+    const s3 = engine.stream();
+    speak(s3, ['Okay.']);
+    const out = await collect(s3);
+    expect(heardTags(out.samples).map((r) => r.tag)).toEqual(sent.get(s3.id)!.map((t) => fx.tagOf(t)));
+    // Both earlier sockets were still draining stale requests: the new turn got a fresh one.
+    const turn3 = server().received.filter((r) => r.payload.data === 'Okay.');
+    expect(turn3).toHaveLength(1);
+    expect(staleConnections.has(turn3[0]!.connectionId)).toBe(false);
+    expect(engine.poolStats.open).toBeLessThanOrEqual(2);
   });
 
   it('counts the watchdog from the head of the queue, not from the send', async () => {
