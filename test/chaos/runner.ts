@@ -10,7 +10,7 @@ import { type Run, checkComplete, checkOwnOnly, checkPrefix, distinctInOrder, ex
 import type { Rng } from './prng.js';
 import { randomDeltas, randomReply } from './replies.js';
 import { type Expectation, type FaultPlan, type Scenario, type ScenarioWeights, type TurnPlan, planTurn } from './scenarios.js';
-import type { ChaosServer, FaultHook } from './servers.js';
+import type { ChaosKnobs, ChaosServer, FaultHook } from './servers.js';
 import { startTurn, type TurnOutput } from './turn.js';
 
 export interface ChaosEngineOptions {
@@ -72,6 +72,8 @@ export class ChaosRun {
   readonly rng: Rng;
   readonly options: ChaosEngineOptions;
   readonly weights: ScenarioWeights;
+  /** Applied over each turn's random knobs (e.g. the soak runs at full speed). */
+  knobOverrides: Partial<ChaosKnobs> = {};
   #sent: Map<string, string[]>;
   #errors: SurfacedError[] = [];
   #hooks: FaultHook[] = [];
@@ -107,8 +109,9 @@ export class ChaosRun {
   async turn(index: number): Promise<TurnReport> {
     const scenario = this.rng.weighted(this.weights as Record<Scenario, number>);
     const plan = planTurn(this.rng, scenario, this.server.provider, { inactivityTimeoutMs: this.options.inactivityTimeoutMs });
-    this.server.setKnobs(plan.knobs);
-    const errorsBefore = this.#errors.length;
+    this.server.setKnobs({ ...plan.knobs, ...this.knobOverrides });
+    this.#errors.length = 0; // a turn judges only what surfaced while it ran; long runs stay flat
+    const errorsBefore = 0;
     if (scenario === 'concurrent-pair') return this.#pairTurn(index, plan);
 
     const reply = randomReply(this.rng);

@@ -45,6 +45,8 @@ export interface ChaosServer {
   /** Closes the server and starts a new one on the same port; in between, connects are refused. */
   restart(downMs?: number): Promise<void>;
   close(): Promise<void>;
+  /** Forgets what the server recorded (long runs: the records would otherwise grow forever). */
+  clearRecords(): void;
   /** The tag and length of the audio the server makes for a text the driver sent. */
   tagOf(text: string): number;
   samplesOf(text: string, sampleRate: number): number;
@@ -167,6 +169,11 @@ export async function startChaosServer(provider: ProviderName, opts: { msPerChar
       server = await start(port);
     },
     close: () => server.close(),
+    clearRecords: () => {
+      server.received.length = 0;
+      if (provider === 'resemble') (server as ResembleServer).rejected.length = 0;
+      else (server as CartesiaServer).httpRequests.length = 0;
+    },
     tagOf: (text) => tagForText(wireText(provider, text)),
     samplesOf: (text, sampleRate) => samplesForText(wireText(provider, text), sampleRate, msPerChar),
   };
