@@ -17,7 +17,10 @@ import * as openai from '@livekit/agents-plugin-openai';
 import * as silero from '@livekit/agents-plugin-silero';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { type AckLibrary, attachAcknowledgement, prepareAcknowledgements } from './ack/index.js';
 import { type AppConfig, ConfigError, loadConfig, loadEnvFile, redactedConfig } from './config.js';
+import { readMetricsHost } from './latency/metrics-server.js';
+import { attachJobTurnBudget, startWorkerMetrics } from './latency/worker.js';
 import { EnvGroupError, readLifecycleEnv, runAgentApp } from './lifecycle/index.js';
 import { createAssistant, createSession } from './session.js';
 import { describeCaller, greetSipCaller, readSipCallEnv } from './sip/index.js';
@@ -27,6 +30,8 @@ export interface ProcessData {
   vad?: VAD;
   /** The job's TTS, created (and its socket opened) while the process waited for a call. */
   voice?: Promise<CreatedTTS>;
+  /** Acknowledgements synthesized with that TTS (`ACK_MODE` other than `off`). */
+  acks?: Promise<AckLibrary>;
 }
 
 interface Prewarmable {
@@ -56,6 +61,11 @@ export async function prewarm(proc: JobProcess<ProcessData>): Promise<void> {
   // reported by the entry that awaits it, not as an unhandled rejection.
   voice.catch(() => {});
   proc.userData.voice = voice;
+  if (config.tuning.ackMode !== 'off') {
+    const acks = voice.then((created) => prepareAcknowledgements(created.tts));
+    acks.catch(() => {});
+    proc.userData.acks = acks;
+  }
 }
 
 export async function entry(ctx: JobContext<ProcessData>): Promise<void> {
@@ -87,7 +97,20 @@ export async function entry(ctx: JobContext<ProcessData>): Promise<void> {
     },
     config,
   );
-  await session.start({ agent: createAssistant(config), room: ctx.room, ...caller.telephony?.startOptions });
+  const agent = createAssistant(config);
+  // One log line per turn (and METRICS_PORT pushes); the ack joins once its audio is ready, never
+  // holding up the call's start.
+  const turnBudget = attachJobTurnBudget(session, { agent, tts: voice.tts, config });
+  ctx.addShutdownCallback(() => turnBudget.close());
+  if (config.tuning.ackMode !== 'off') {
+    const acks = ctx.proc.userData.acks ?? prepareAcknowledgements(voice.tts);
+    ctx.proc.userData.acks = undefined;
+    void acks.then(
+      (library) => attachAcknowledgement(session, { agent, library, mode: config.tuning.ackMode, slowMs: config.tuning.ackSlowMs }),
+      (error: Error) => logger.warn({ error: error.message }, 'acknowledgements unavailable'),
+    );
+  }
+  await session.start({ agent, room: ctx.room, ...caller.telephony?.startOptions });
   greetSipCaller(session, caller);
   logger.info({ provider: config.tts.provider }, 'session started');
 }
@@ -103,16 +126,26 @@ const WORKER_COMMANDS = new Set(['start', 'dev', 'connect']);
 export function runWorkerCli(argv: string[] = process.argv): void {
   loadEnvFile();
   let agentName = process.env.AGENT_NAME?.trim() || undefined;
+  let config: AppConfig | undefined;
   if (WORKER_COMMANDS.has(argv[2] ?? '')) {
     try {
-      agentName = loadConfig(process.env, { mode: 'worker' }).agentName;
+      config = loadConfig(process.env, { mode: 'worker' });
+      agentName = config.agentName;
       readSipCallEnv();
       readLifecycleEnv();
+      readMetricsHost();
     } catch (error) {
       if (!(error instanceof ConfigError) && !(error instanceof EnvGroupError)) throw error;
       process.stderr.write(`${error.message}\n`);
       process.exit(1);
     }
+  }
+  if (config?.tuning.metricsPort !== undefined) {
+    // A metrics port that cannot be had is a configuration error like any other: say so and stop.
+    startWorkerMetrics(config).catch((error: Error) => {
+      process.stderr.write(`METRICS_PORT ${config?.tuning.metricsPort} cannot be used: ${error.message}\n`);
+      process.exit(1);
+    });
   }
   // `start` gets the graceful runner (PM2 ready signal, drain then exit 0); the rest is cli.runApp.
   runAgentApp(new ServerOptions({ agent: fileURLToPath(import.meta.url), agentName }), argv);

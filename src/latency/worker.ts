@@ -1,0 +1,49 @@
+/**
+ * The turn budget as the LiveKit worker runs it: one log line per turn in every job process and,
+ * with `METRICS_PORT`, a scrape endpoint in the main process fed by the job processes' pushes
+ * (see metrics-server.ts for why the endpoint cannot live in the jobs).
+ */
+import { log, type tts, type voice } from '@livekit/agents';
+import type { AppConfig } from '../config.js';
+import { LatencyMetrics, toTurnSample } from './metrics.js';
+import { type MetricsServer, createTurnPusher, pushHostFor, readMetricsHost, startMetricsServer } from './metrics-server.js';
+import { type TurnBudget, attachTurnBudget } from './turn-budget.js';
+
+export interface JobTurnBudget {
+  budget: TurnBudget;
+  /** Sends what is still in flight; for the job's shutdown callbacks. */
+  close(): Promise<void>;
+}
+
+/** Job process: attach before `session.start()`. */
+export function attachJobTurnBudget(
+  session: voice.AgentSession,
+  opts: { agent: voice.Agent; tts: tts.TTS; config: AppConfig; env?: NodeJS.ProcessEnv },
+): JobTurnBudget {
+  const budget = attachTurnBudget(session, { agent: opts.agent, tts: opts.tts });
+  const port = opts.config.tuning.metricsPort;
+  if (port === undefined) return { budget, close: async () => budget.close() };
+  const pusher = createTurnPusher({ port, host: pushHostFor(readMetricsHost(opts.env)) });
+  budget.on('turn', (report) => pusher.push(toTurnSample(report)));
+  return {
+    budget,
+    close: async () => {
+      budget.close();
+      await pusher.close();
+    },
+  };
+}
+
+/** Main process: the scrape endpoint, or nothing when `METRICS_PORT` is unset. */
+export async function startWorkerMetrics(config: AppConfig, env: NodeJS.ProcessEnv = process.env): Promise<MetricsServer | undefined> {
+  const port = config.tuning.metricsPort;
+  if (port === undefined) return undefined;
+  const server = await startMetricsServer({ port, host: readMetricsHost(env), metrics: new LatencyMetrics() });
+  try {
+    log().info({ url: `${server.url}/metrics` }, 'turn metrics endpoint listening');
+  } catch {
+    // The CLI sets up logging on its own schedule; the endpoint does not wait for it.
+    process.stderr.write(`turn metrics endpoint listening on ${server.url}/metrics\n`);
+  }
+  return server;
+}
