@@ -1,0 +1,116 @@
+/**
+ * Adversarial review of the socket pool (src/tts/pool.ts). Each `it.fails` demonstrates a defect
+ * found in review: it passes while the defect exists, and must become a plain `it` once fixed.
+ */
+import { APIError } from '@livekit/agents';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import type { FirstwordTTS } from '../../src/tts/base.js';
+import { CartesiaCodec } from '../../src/tts/cartesia-codec.js';
+import { SocketPool } from '../../src/tts/pool.js';
+import { type ProviderFixture, collect, fixtures, sleep, speak, tokens } from './harness.js';
+
+describe('review: socket pool', () => {
+  let fx: ProviderFixture | undefined;
+  let engine: FirstwordTTS | undefined;
+  afterEach(async () => {
+    vi.restoreAllMocks();
+    await engine?.close();
+    engine = undefined;
+    await fx?.close();
+    fx = undefined;
+  });
+
+  // DEFECT (high): Resemble refuses a bad key as an accepted upgrade + `ConnectionFailure` 401 frame
+  // + close (protocols A.2; the server's default). After prewarm() every such close reaches
+  // SocketPool.#forget, which reconnects at once in the background: a successful upgrade resets
+  // #failures/#nextAttemptAt, a non-retryable failure never sets a backoff, and nothing stops the
+  // loop. agent.ts prewarms in every idle job process, so a wrong RESEMBLE_API_KEY makes each of
+  // them hammer Resemble (~200 connections/s here) until the process exits.
+  it.fails('a rejected key after prewarm() does not start a reconnect storm', async () => {
+    fx = await fixtures.resemble();
+    engine = fx.make({ apiKey: 'wrong-key' });
+    const err = await engine.prewarm().then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(err).toBeInstanceOf(APIError);
+    expect((err as APIError).retryable).toBe(false);
+    const afterPrewarm = fx.server.connectionsOpened;
+    await sleep(300);
+    expect(fx.server.connectionsOpened - afterPrewarm).toBeLessThanOrEqual(2);
+  });
+
+  // DEFECT (medium): a stream closed while its run() waits in acquire() for another stream's
+  // connect (`await Promise.race(connecting)`, pool.ts) gets the socket after the abort already
+  // fired. run() then adds its 'abort' listener to an aborted signal (never called), #trySend
+  // returns early, and `await done` never settles: run() hangs forever and the lease is never
+  // released. A leased socket is never idle-evicted and (Resemble) never "clean" again.
+  it.fails('a stream closed while waiting for a socket releases its lease', async () => {
+    fx = await fixtures.cartesia();
+    engine = fx.make(); // Cartesia: maxSockets 1, so the second stream waits on the first's connect
+    let openGate!: () => void;
+    const gate = new Promise<void>((r) => (openGate = r));
+    const realConnect = CartesiaCodec.prototype.connect;
+    vi.spyOn(CartesiaCodec.prototype, 'connect').mockImplementation(async function (this: CartesiaCodec, signal?: AbortSignal) {
+      await gate;
+      return realConnect.call(this, signal);
+    });
+    let entered = 0;
+    let leased = 0;
+    let released = 0;
+    const realAcquire = SocketPool.prototype.acquire;
+    vi.spyOn(SocketPool.prototype, 'acquire').mockImplementation(async function (this: SocketPool, signal?: AbortSignal) {
+      entered++;
+      const socket = await realAcquire.call(this, signal);
+      leased++;
+      return socket;
+    });
+    const realRelease = SocketPool.prototype.release;
+    vi.spyOn(SocketPool.prototype, 'release').mockImplementation(function (this: SocketPool, socket) {
+      released++;
+      realRelease.call(this, socket);
+    });
+    const a = engine.stream();
+    const b = engine.stream();
+    speak(a, tokens('Alpha one, alpha two. Alpha three ends it.'));
+    speak(b, tokens('Bravo one, bravo two. Bravo three ends it.'));
+    // Both runs are inside acquire(): A waits on its (gated) connect, B on A's.
+    for (let i = 0; i < 200 && entered < 2; i++) await sleep(5);
+    expect(entered).toBe(2);
+    b.close(); // barge-in before B ever got its socket
+    openGate();
+    expect((await collect(a)).endOfStream).toBe(true);
+    await sleep(50);
+    expect(leased).toBe(2);
+    expect(released).toBe(leased);
+  });
+
+  for (const name of ['resemble', 'cartesia'] as const) {
+    // DEFECT (medium, latency): idle/age refresh happens only inside acquire() (#evictStale), i.e.
+    // on the turn itself. An idle job process that waits longer than maxIdleMs (default 240 s) for
+    // its call closes the prewarmed socket when the first reply starts and pays a full handshake
+    // then: exactly what prewarming exists to avoid (design.md "keeping fresh"). Resemble even
+    // opens two sockets on that turn (#forget's background reconnect + acquire's own #open).
+    it.fails(`${name}: a prewarmed socket is kept fresh, so the first turn after a long wait opens no socket`, async () => {
+      fx = await fixtures[name]();
+      engine = fx.make({ pool: { warmSpare: false, maxIdleMs: 100 } });
+      await engine.prewarm();
+      await sleep(300); // the process waited for its call longer than maxIdleMs
+      const before = fx.server.connectionsOpened;
+      const stream = engine.stream();
+      speak(stream, tokens('Hello there, how can I help you today?'));
+      expect((await collect(stream)).endOfStream).toBe(true);
+      expect(fx.server.connectionsOpened).toBe(before);
+    });
+
+    // DEFECT (low): prewarm() checks only `#sockets.size === 0`, not sockets being connected, so
+    // overlapping prewarm() calls (or prewarm during a first acquire) exceed maxSockets.
+    it.fails(`${name}: overlapping prewarm() calls open no more than maxSockets`, async () => {
+      fx = await fixtures[name]();
+      engine = fx.make({ pool: { warmSpare: false, maxSockets: 1 } });
+      await Promise.all([engine.prewarm(), engine.prewarm()]);
+      await sleep(50);
+      expect(fx.server.connectionsOpened).toBe(1);
+    });
+  }
+});
