@@ -132,8 +132,14 @@ export interface AdaptiveFirstChunkOptions extends FirstChunkBounds {
   guardMs: number;
   /** Planned LLM rate = mean − k·deviation (never below half the mean). @defaultValue 1 */
   rateDeviations: number;
-  /** Planned chunk-2 length = mean + k·deviation of later chunks. @defaultValue 2 */
+  /** Planned chunk-2 length ≥ mean + k·deviation of later chunks. @defaultValue 2 */
   chunkDeviations: number;
+  /**
+   * Planned chunk-2 length ≥ the longest later chunk seen, fading by half over this many later
+   * chunks: one long sentence after a short first one is what leaves a gap, and it is rare enough
+   * that a mean plus deviations forgets it. @defaultValue 40
+   */
+  longestChunkHalfLife: number;
   /** Planned speech per character = mean − k·deviation (shorter speech covers less). @defaultValue 1 */
   speechDeviations: number;
   /** Margin grows by k deviations of the provider's first byte (chunk 2 may be slower than chunk 1). @defaultValue 2 */
@@ -148,6 +154,7 @@ export const DEFAULT_ADAPTIVE_OPTIONS: AdaptiveFirstChunkOptions = {
   guardMs: 40,
   rateDeviations: 1,
   chunkDeviations: 2,
+  longestChunkHalfLife: 40,
   speechDeviations: 1,
   firstByteDeviations: 2,
   priors: { llmCharsPerSec: 40, speechMsPerChar: 70, firstByteMs: 200, realTimeFactor: 0.5, laterChunkChars: 90 },
@@ -161,6 +168,8 @@ export interface LatencyEstimates {
   firstByteMs: Estimate;
   realTimeFactor: Estimate;
   laterChunkChars: Estimate;
+  /** The longest later chunk seen, faded (see `longestChunkHalfLife`). */
+  longestLaterChunkChars: number;
 }
 
 export interface Estimate {
@@ -180,6 +189,8 @@ export class AdaptiveFirstChunk {
   readonly #firstByte: EwmaEstimate;
   readonly #rtf: EwmaEstimate;
   readonly #laterChunk: EwmaEstimate;
+  #longestChunk: number;
+  readonly #longestFade: number;
   #beforePlan: Array<() => void> = [];
   #lastPlan: FirstChunkPlan | undefined;
 
@@ -192,6 +203,9 @@ export class AdaptiveFirstChunk {
     this.#firstByte = new EwmaEstimate(priors.firstByteMs, 0, e);
     this.#rtf = new EwmaEstimate(priors.realTimeFactor, 0, e);
     this.#laterChunk = new EwmaEstimate(priors.laterChunkChars, 0, e);
+    this.#longestChunk = priors.laterChunkChars;
+    if (!(this.options.longestChunkHalfLife > 0)) throw new RangeError('longestChunkHalfLife must be > 0');
+    this.#longestFade = 0.5 ** (1 / this.options.longestChunkHalfLife);
     // Fails fast on bad bounds rather than at the first turn.
     planFirstChunk(this.#inputs(), this.options);
   }
@@ -218,7 +232,9 @@ export class AdaptiveFirstChunk {
 
   /** Length of a chunk after the first one (what chunk 2 may be). */
   observeLaterChunk(chars: number): void {
-    if (chars > 0) this.#laterChunk.observe(chars);
+    if (!(chars > 0)) return;
+    this.#laterChunk.observe(chars);
+    this.#longestChunk = Math.max(chars, this.#longestChunk * this.#longestFade);
   }
 
   /**
@@ -242,6 +258,7 @@ export class AdaptiveFirstChunk {
       firstByteMs: view(this.#firstByte),
       realTimeFactor: view(this.#rtf),
       laterChunkChars: view(this.#laterChunk),
+      longestLaterChunkChars: this.#longestChunk,
     };
   }
 
@@ -265,7 +282,7 @@ export class AdaptiveFirstChunk {
       firstByteMs: this.#firstByte.mean,
       nextFirstByteMs: this.#firstByte.mean,
       realTimeFactor: this.#rtf.mean,
-      nextChunkChars: this.#laterChunk.upper(o.chunkDeviations),
+      nextChunkChars: Math.max(this.#laterChunk.upper(o.chunkDeviations), this.#longestChunk),
       sequentialProvider: o.sequentialProvider,
       marginMs: o.guardMs + o.firstByteDeviations * this.#firstByte.deviation,
     };

@@ -200,6 +200,23 @@ describe('AdaptiveFirstChunk estimates', () => {
     expect(jittery.plan().coverChars).toBeGreaterThan(fast.plan().coverChars);
   });
 
+  it('remembers a rare long sentence that mean plus deviations would forget, then lets it fade', () => {
+    const a = new AdaptiveFirstChunk();
+    for (let i = 0; i < 30; i++) {
+      a.observeLlmRate(100);
+      a.observeSpeech(100);
+      a.observeFirstByte(100);
+    }
+    for (let i = 0; i < 20; i++) a.observeLaterChunk(30);
+    a.observeLaterChunk(120);
+    expect(a.estimates.laterChunkChars.mean + 2 * a.estimates.laterChunkChars.deviation).toBeLessThan(120);
+    // (120 chars at 100 c/s + 40 ms guard) / 100 ms per char → 12.4 → 13.
+    expect(a.plan().coverChars).toBe(13);
+    for (let i = 0; i < 200; i++) a.observeLaterChunk(30);
+    // Five half-lives later only the common length is left: (300 + 40) / 100 → 4.
+    expect(a.plan().coverChars).toBe(4);
+  });
+
   it('treats a first estimate as uncertain: one sample plans longer than many equal ones', () => {
     const once = new AdaptiveFirstChunk();
     steadyTurns(once, 60, 1);
