@@ -108,7 +108,10 @@ export class ChaosRun {
 
   async turn(index: number): Promise<TurnReport> {
     const scenario = this.rng.weighted(this.weights as Record<Scenario, number>);
-    const plan = planTurn(this.rng, scenario, this.server.provider, { inactivityTimeoutMs: this.options.inactivityTimeoutMs });
+    const plan = planTurn(this.rng, scenario, this.server.provider, {
+      inactivityTimeoutMs: this.options.inactivityTimeoutMs,
+      fifoOnly: this.options.binaryResponse === true,
+    });
     this.server.setKnobs({ ...plan.knobs, ...this.knobOverrides });
     this.#errors.length = 0; // a turn judges only what surfaced while it ran; long runs stay flat
     const errorsBefore = 0;

@@ -46,6 +46,8 @@ export type Expectation = { kind: 'complete' } | { kind: 'failed'; retryable: bo
 export interface TurnTiming {
   /** Socket watchdog of the engine under test. */
   inactivityTimeoutMs: number;
+  /** The engine attributes frames by arrival order (Resemble binary): the server must not interleave. */
+  fifoOnly: boolean;
 }
 
 /** A fault that strikes the `target`-th request of the turn (counting only this turn's texts). */
@@ -67,7 +69,7 @@ export interface TurnPlan {
   onFault: Expectation;
 }
 
-export function randomKnobs(rng: Rng, provider: ChaosServer['provider']): Partial<ChaosKnobs> {
+export function randomKnobs(rng: Rng, provider: ChaosServer['provider'], fifoOnly: boolean): Partial<ChaosKnobs> {
   return {
     firstByteDelayMs: rng.int(0, 12),
     realTimeFactor: rng.pick([0, 0, 0.1, 0.2, 0.3]),
@@ -76,11 +78,13 @@ export function randomKnobs(rng: Rng, provider: ChaosServer['provider']): Partia
     burst: provider === 'resemble' && rng.chance(0.2) ? { framesPerBurst: rng.int(2, 6), gapMs: rng.int(5, 30) } : undefined,
     jitterMs: provider === 'cartesia' && rng.chance(0.3) ? rng.int(1, 8) : 0,
     lateChunksAfterCancel: rng.int(0, 3),
+    // Request ids make interleaved frames routable; binary frames carry none, so FIFO only.
+    interleave: provider === 'resemble' && !fifoOnly && rng.chance(0.25),
   };
 }
 
 export function planTurn(rng: Rng, scenario: Scenario, provider: ChaosServer['provider'], timing: TurnTiming): TurnPlan {
-  const knobs = randomKnobs(rng, provider);
+  const knobs = randomKnobs(rng, provider, timing.fifoOnly);
   const complete: Expectation = { kind: 'complete' };
   const once = (fault: ChaosFault): FaultPlan => ({ fault, target: rng.int(0, 2), persistent: false });
   const afterBytes = () => rng.pick([0, rng.int(1, 3000), Infinity]);
@@ -89,7 +93,7 @@ export function planTurn(rng: Rng, scenario: Scenario, provider: ChaosServer['pr
     case 'concurrent-pair':
       return { scenario, knobs, onFault: complete };
     case 'drop-mid-request':
-      return { scenario, knobs, fault: once({ kind: 'drop', afterBytes: afterBytes() }), onFault: complete };
+      return { scenario, knobs, fault: once({ kind: 'drop', afterBytes: afterBytes(), graceful: rng.chance(0.3) }), onFault: complete };
     case 'drop-all-sockets':
       return { scenario, knobs, action: { kind: 'drop-all', atMs: rng.int(0, 40), downMs: 0 }, onFault: complete };
     case 'server-restart':

@@ -11,7 +11,8 @@ export type ProviderName = 'resemble' | 'cartesia';
 
 /** A fault in provider-neutral terms; each server maps it onto its own fault kinds. */
 export type ChaosFault =
-  | { kind: 'drop'; afterBytes: number }
+  /** `graceful`: a close frame (Resemble 1011) instead of a TCP drop; Cartesia always drops. */
+  | { kind: 'drop'; afterBytes: number; graceful?: boolean }
   | { kind: 'error'; status: number; afterBytes: number }
   | { kind: 'no-end' }
   | { kind: 'stall'; afterBytes: number; stallMs: number };
@@ -28,6 +29,8 @@ export interface ChaosKnobs {
   jitterMs: number;
   /** Cartesia only: chunks of a cancelled piece still sent. */
   lateChunksAfterCancel: number;
+  /** Resemble only: stream a socket's queued requests concurrently, frames interleaved. */
+  interleave: boolean;
 }
 
 export interface ChaosServer {
@@ -58,6 +61,7 @@ export const DEFAULT_KNOBS: ChaosKnobs = {
   frameBytes: 640,
   jitterMs: 0,
   lateChunksAfterCancel: 1,
+  interleave: false,
 };
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -70,7 +74,7 @@ function wireText(provider: ProviderName, text: string): string {
 function resembleFault(f: ChaosFault): ResembleFault {
   switch (f.kind) {
     case 'drop':
-      return { kind: 'terminate-mid-request', afterBytes: f.afterBytes };
+      return f.graceful ? { kind: 'close-mid-request', afterBytes: f.afterBytes } : { kind: 'terminate-mid-request', afterBytes: f.afterBytes };
     case 'error':
       return { kind: 'error-frame', afterBytes: f.afterBytes, statusCode: f.status, errorName: f.status >= 500 ? 'ServerError' : 'BadRequest', message: 'Injected chaos fault' };
     case 'no-end':
@@ -111,6 +115,7 @@ export async function startChaosServer(provider: ProviderName, opts: { msPerChar
     realTimeFactor: knobs.realTimeFactor,
     frameBytes: knobs.frameBytes,
     burst: knobs.burst,
+    interleave: knobs.interleave,
     fault: (req) => {
       const f = hook?.(String(req.payload.data));
       return f && resembleFault(f);
