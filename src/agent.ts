@@ -100,7 +100,7 @@ export async function entry(ctx: JobContext<ProcessData>): Promise<void> {
   const agent = createAssistant(config);
   // One log line per turn (and METRICS_PORT pushes); the ack joins once its audio is ready, never
   // holding up the call's start.
-  const turnBudget = attachJobTurnBudget(session, { agent, tts: voice.tts, config });
+  const turnBudget = attachJobTurnBudget(session, { agent, tts: voice.tts, config, logger });
   ctx.addShutdownCallback(() => turnBudget.close());
   if (config.tuning.ackMode !== 'off') {
     const acks = ctx.proc.userData.acks ?? prepareAcknowledgements(voice.tts);

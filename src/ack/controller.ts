@@ -24,7 +24,6 @@ import {
   type LlmGeneration,
   type TurnSignals,
   type UserTurnCompleted,
-  answers,
   now,
   observeAgentTurns,
 } from '../latency/turn-signals.js';
@@ -182,7 +181,7 @@ export class AckController extends EventEmitter<AckControllerEvents> {
       }
     };
     const onFirstToken = (generation: LlmGeneration) => {
-      if (answers(generation, message)) settle('skipped', 'llm_ready');
+      if (this.#signals.belongsTo(generation, message)) settle('skipped', 'llm_ready');
     };
     const cancel = () => settle('skipped', 'closed');
     const timer = setTimeout(() => settle('played', 'slow_llm'), slowMs);

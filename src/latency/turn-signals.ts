@@ -68,22 +68,49 @@ export interface TurnSignalEvents {
 /** Generations remembered for matching (a turn has at most a few preemptive drafts). */
 const MAX_GENERATIONS = 8;
 
+interface TurnMark {
+  at: number;
+  messageId: string;
+}
+
 export class TurnSignals extends EventEmitter<TurnSignalEvents> {
   readonly #generations: LlmGeneration[] = [];
   #nextId = 1;
+  #current: TurnMark | undefined;
+  #previous: TurnMark | undefined;
 
   constructor() {
     super();
     this.setMaxListeners(50);
   }
 
-  /** The newest generation answering `message` (preemptive drafts included), if any. */
+  /** The newest live generation answering `message` (preemptive drafts included), if any. */
   generationFor(message: llm.ChatMessage): LlmGeneration | undefined {
     for (let i = this.#generations.length - 1; i >= 0; i--) {
       const generation = this.#generations[i]!;
-      if (!generation.cancelled && answers(generation, message)) return generation;
+      if (!generation.cancelled && this.belongsTo(generation, message)) return generation;
     }
     return undefined;
+  }
+
+  /**
+   * Whether `generation` answers the turn of `message`: its own request, or a draft of the same
+   * words made since the turn before was decided — not that turn's reply nor an older draft,
+   * which a user repeating a question would otherwise match.
+   */
+  belongsTo(generation: LlmGeneration, message: llm.ChatMessage): boolean {
+    if (!answers(generation, message)) return false;
+    if (generation.userMessageId === message.id) return true;
+    const before = message.id === this.#current?.messageId ? this.#previous : this.#current;
+    return before === undefined || (generation.requestedAt > before.at && generation.userMessageId !== before.messageId);
+  }
+
+  /** @internal called by the wrapped `onUserTurnCompleted` */
+  _completeTurn(message: llm.ChatMessage): UserTurnCompleted {
+    const at = now();
+    this.#previous = this.#current;
+    this.#current = { at, messageId: message.id };
+    return { at, message };
   }
 
   /** @internal called by the wrapped `llmNode` */
@@ -185,7 +212,7 @@ export function observeAgentTurns(agent: voice.Agent): TurnSignals {
 
   const onUserTurnCompleted = agent.onUserTurnCompleted.bind(agent);
   agent.onUserTurnCompleted = async (chatCtx, newMessage) => {
-    signals.emit('user_turn_completed', { at: now(), message: newMessage });
+    signals.emit('user_turn_completed', signals._completeTurn(newMessage));
     return onUserTurnCompleted(chatCtx, newMessage);
   };
 

@@ -7,7 +7,7 @@ import { log, type tts, type voice } from '@livekit/agents';
 import type { AppConfig } from '../config.js';
 import { LatencyMetrics, toTurnSample } from './metrics.js';
 import { type MetricsServer, createTurnPusher, pushHostFor, readMetricsHost, startMetricsServer } from './metrics-server.js';
-import { type TurnBudget, attachTurnBudget } from './turn-budget.js';
+import { type TurnBudget, type TurnBudgetOptions, attachTurnBudget } from './turn-budget.js';
 
 export interface JobTurnBudget {
   budget: TurnBudget;
@@ -18,9 +18,9 @@ export interface JobTurnBudget {
 /** Job process: attach before `session.start()`. */
 export function attachJobTurnBudget(
   session: voice.AgentSession,
-  opts: { agent: voice.Agent; tts: tts.TTS; config: AppConfig; env?: NodeJS.ProcessEnv },
+  opts: { agent: voice.Agent; tts: tts.TTS; config: AppConfig; logger?: TurnBudgetOptions['logger']; env?: NodeJS.ProcessEnv },
 ): JobTurnBudget {
-  const budget = attachTurnBudget(session, { agent: opts.agent, tts: opts.tts });
+  const budget = attachTurnBudget(session, { agent: opts.agent, tts: opts.tts, ...(opts.logger ? { logger: opts.logger } : {}) });
   const port = opts.config.tuning.metricsPort;
   if (port === undefined) return { budget, close: async () => budget.close() };
   const pusher = createTurnPusher({ port, host: pushHostFor(readMetricsHost(opts.env)) });

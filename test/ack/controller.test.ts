@@ -111,6 +111,18 @@ describe('AckController', () => {
     expect(decisions).toMatchObject([{ outcome: 'played', reason: 'slow_llm', phraseId: 'en:0' }]);
   });
 
+  it('slow: a question repeated from the turn before is not taken as already answered', async () => {
+    vi.useFakeTimers();
+    const { session, endTurn, startGeneration, firstToken, decisions } = setup('slow', 500);
+    endTurn('What time is it?');
+    firstToken(startGeneration('What time is it?'));
+    expect(decisions).toMatchObject([{ outcome: 'skipped', reason: 'llm_ready' }]);
+    endTurn('What time is it?');
+    expect(session.said).toHaveLength(2);
+    await vi.advanceTimersByTimeAsync(500);
+    expect(decisions[1]).toMatchObject({ outcome: 'played', reason: 'slow_llm' });
+  });
+
   it('slow: the first token before the deadline closes the queued ack empty', async () => {
     vi.useFakeTimers();
     const { session, endTurn, startGeneration, firstToken, decisions } = setup('slow', 500);

@@ -127,4 +127,22 @@ describe('observeAgentTurns', () => {
     await openNode(agent, final.ctx);
     expect(signals.generationFor(turn)!.userMessageId).toBe(final.message.id);
   });
+
+  it('does not take the reply to the turn before, or an older draft, for a repeated question', async () => {
+    const { agent } = agentWithScriptedLlm();
+    const signals = observeAgentTurns(agent);
+    const oldDraft = contextFor('What time is it?');
+    await openNode(agent, oldDraft.ctx);
+    const first = contextFor('What time is it?');
+    void agent.onUserTurnCompleted(first.ctx, first.message);
+    await openNode(agent, first.ctx);
+    expect(signals.generationFor(first.message)!.userMessageId).toBe(first.message.id);
+
+    const second = contextFor('What time is it?');
+    void agent.onUserTurnCompleted(second.ctx, second.message);
+    expect(signals.generationFor(second.message)).toBeUndefined();
+    const draft = contextFor('what time is it?');
+    await openNode(agent, draft.ctx);
+    expect(signals.generationFor(second.message)!.userMessageId).toBe(draft.message.id);
+  });
 });
