@@ -5,7 +5,8 @@
  * `reports` for whoever prints a table (the demo).
  *
  * Attribution rules (the session interleaves an acknowledgement, preemptive drafts and the reply):
- * - the reply's LLM generation is the newest one answering the turn's user message;
+ * - the reply's LLM generation is the newest one answering the turn's user message (for a turn
+ *   injected as text, see {@link TurnBudget.trackReply}, the newest one since the request);
  * - the reply's TTS stream is the first stream whose first chunk comes after that request;
  * - the ack's playback is the first playback start after it was queued; the reply's is the next
  *   one at or after the reply's first TTS frame.
@@ -45,7 +46,8 @@ export interface TurnBudgetEvents {
 
 interface OpenTurn {
   index: number;
-  message: UserTurnCompleted['message'];
+  /** Undefined for a reply requested directly (typed input): it has no end-of-turn message. */
+  message?: UserTurnCompleted['message'];
   stamps: TurnStamps;
   generation?: LlmGeneration;
   streamId?: string;
@@ -69,7 +71,7 @@ export class TurnBudget extends EventEmitter<TurnBudgetEvents> {
   readonly #opts: TurnBudgetOptions;
   readonly #timeline: TypedEmitter<TimelineEvents> | undefined;
   readonly #reports: TurnReport[] = [];
-  readonly #handles = new Map<string, voice.SpeechHandle>();
+  readonly #handles = new Map<string, { handle: voice.SpeechHandle; createdAt: number }>();
   readonly #detach: Array<() => void> = [];
   #turn: OpenTurn | undefined;
   #turnCount = 0;
@@ -129,7 +131,7 @@ export class TurnBudget extends EventEmitter<TurnBudgetEvents> {
       if (ev.oldState === 'speaking' && ev.newState !== 'speaking') this.#lastStoppedAt = now();
     });
     this.#on(this.#session, E.SpeechCreated, (ev: voice.SpeechCreatedEvent) => {
-      this.#handles.set(ev.speechHandle.id, ev.speechHandle);
+      this.#handles.set(ev.speechHandle.id, { handle: ev.speechHandle, createdAt: now() });
       ev.speechHandle.addDoneCallback((handle) => {
         if (this.#turn?.speechId !== handle.id) this.#handles.delete(handle.id);
       });
@@ -174,11 +176,49 @@ export class TurnBudget extends EventEmitter<TurnBudgetEvents> {
     this.#watchOutput();
   }
 
+  /**
+   * Starts a turn for a reply requested directly — `session.generateReply({ userInput })`, as the
+   * demo injects typed turns — which has no end of user speech: the request is its zero (stamped
+   * as both `userStoppedSpeaking` and `turnDecided`). Call it with the returned handle, before
+   * awaiting anything; the turn is reported when the handle is done.
+   */
+  trackReply(handle: voice.SpeechHandle): void {
+    if (this.#closed) return;
+    if (this.#turn) this.#finish(this.#turn);
+    const at = this.#handles.get(handle.id)?.createdAt ?? now();
+    this.#previousTurnAt = at;
+    const turn: OpenTurn = {
+      index: ++this.#turnCount,
+      stamps: { userStoppedSpeaking: at, turnDecided: at, userTurnCompleted: at },
+      speechId: handle.id,
+      livekit: {},
+      interrupted: false,
+      closed: false,
+    };
+    this.#turn = turn;
+    const generation = observeAgentTurns(this.#opts.agent).generationsSince(at).at(-1);
+    if (generation) this.#useGeneration(turn, generation);
+    this.#watchOutput();
+    this.#finishWith(turn, handle);
+  }
+
+  #finishWith(turn: OpenTurn, handle: voice.SpeechHandle): void {
+    handle.addDoneCallback((done) => {
+      turn.interrupted = done.interrupted;
+      this.#handles.delete(done.id);
+      // LiveKit's TTS/LLM metrics of the reply may be emitted in the same tick as its end.
+      setImmediate(() => this.#finish(turn));
+    });
+  }
+
   #onGeneration(generation: LlmGeneration): void {
     const turn = this.#turn;
     if (!turn || turn.streamId !== undefined) return;
     const signals = observeAgentTurns(this.#opts.agent);
-    if (signals.generationFor(turn.message) === generation) this.#useGeneration(turn, generation);
+    const ours = turn.message
+      ? signals.generationFor(turn.message) === generation
+      : generation.requestedAt >= turn.stamps.userTurnCompleted!;
+    if (ours) this.#useGeneration(turn, generation);
   }
 
   #useGeneration(turn: OpenTurn, generation: LlmGeneration): void {
@@ -190,7 +230,7 @@ export class TurnBudget extends EventEmitter<TurnBudgetEvents> {
   #onAck(ev: AckSignal): void {
     // The ack may be decided before this budget heard of the turn (listener order): keep it.
     const turn = this.#turn;
-    if (!turn || turn.message.id !== ev.messageId) {
+    if (!turn || turn.message?.id !== ev.messageId) {
       this.#earlyAck = ev;
       return;
     }
@@ -229,7 +269,7 @@ export class TurnBudget extends EventEmitter<TurnBudgetEvents> {
     const turn = this.#turn;
     if (!turn) return;
     if (m.type === 'eou_metrics') {
-      if (turn.speechId !== undefined) return;
+      if (turn.speechId !== undefined || !turn.message) return;
       turn.speechId = m.speechId;
       turn.livekit.endOfUtteranceDelayMs = m.endOfUtteranceDelayMs;
       turn.livekit.transcriptionDelayMs = m.transcriptionDelayMs;
@@ -237,13 +277,8 @@ export class TurnBudget extends EventEmitter<TurnBudgetEvents> {
         turn.stamps.userStoppedSpeaking = fromEpoch(m.lastSpeakingTimeMs);
         turn.stamps.turnDecided = fromEpoch(m.lastSpeakingTimeMs + m.endOfUtteranceDelayMs);
       }
-      const handle = m.speechId === undefined ? undefined : this.#handles.get(m.speechId);
-      handle?.addDoneCallback((done) => {
-        turn.interrupted = done.interrupted;
-        this.#handles.delete(done.id);
-        // LiveKit's TTS/LLM metrics of the reply may be emitted in the same tick as its end.
-        setImmediate(() => this.#finish(turn));
-      });
+      const handle = m.speechId === undefined ? undefined : this.#handles.get(m.speechId)?.handle;
+      if (handle) this.#finishWith(turn, handle);
       return;
     }
     if (turn.speechId === undefined || !('speechId' in m) || m.speechId !== turn.speechId) return;
@@ -288,7 +323,7 @@ export class TurnBudget extends EventEmitter<TurnBudgetEvents> {
       livekit: report.livekit,
       interrupted: report.interrupted,
     };
-    if (this.#opts.logTranscript) fields['turn.pii.transcript'] = turn.message.textContent ?? '';
+    if (this.#opts.logTranscript) fields['turn.pii.transcript'] = turn.message?.textContent ?? turn.generation?.userText ?? '';
     logger.info(fields, TURN_LOG_MESSAGE);
   }
 }

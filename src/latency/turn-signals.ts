@@ -93,6 +93,11 @@ export class TurnSignals extends EventEmitter<TurnSignalEvents> {
     return undefined;
   }
 
+  /** Live generations requested at or after `at`, oldest first. */
+  generationsSince(at: number): LlmGeneration[] {
+    return this.#generations.filter((g) => !g.cancelled && g.requestedAt >= at);
+  }
+
   /**
    * Whether `generation` answers the turn of `message`: its own request, or a draft of the same
    * words made since the turn before was decided — not that turn's reply nor an older draft,

@@ -121,4 +121,31 @@ describe('turn budget in a session', () => {
     expect(report!.interrupted).toBe(true);
     expectOrdered(report!, ['userTurnCompleted', 'llmRequest', 'ttsFirstFrame', 'playbackStarted']);
   });
+
+  it('times typed turns (generateReply with user input) from the request, one report per reply', async () => {
+    s = await startAckSession({
+      mode: 'always',
+      responses: [
+        { input: QUESTION, content: REPLY, ttft: 20 },
+        { input: 'And tomorrow?', content: 'Tomorrow it rains.', ttft: 20 },
+      ],
+      utterances: [],
+    });
+    const handles: string[] = [];
+    for (const [turn, input] of [QUESTION, 'And tomorrow?'].entries()) {
+      const handle = s.session.generateReply({ userInput: input });
+      s.budget.trackReply(handle);
+      handles.push(handle.id);
+      await withTimeout(turnsReported(s.budget, turn + 1), 10_000, `typed turn ${turn + 1}`);
+    }
+    expect(s.budget.reports.map((r) => r.speechId)).toEqual(handles);
+    for (const report of s.budget.reports) {
+      expect(report.stamps.turnDecided).toBe(0);
+      expectOrdered(report, ['userStoppedSpeaking', 'llmRequest', 'llmFirstToken', 'ttsFirstChunk', 'ttsFirstByte', 'ttsFirstFrame', 'playbackStarted']);
+      expect(report.firstAudioMs).toBe(report.stamps.playbackStarted);
+      // No user turn ended, so no acknowledgement was due.
+      expect(report.ack).toBeUndefined();
+      expect(report.stamps.ackQueued).toBeUndefined();
+    }
+  });
 });
