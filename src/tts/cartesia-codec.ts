@@ -132,7 +132,9 @@ export class CartesiaCodec implements ProviderCodec {
     const text = msg.message ?? msg.error ?? msg.title ?? 'no message';
     const auth = status === 401 || status === 403;
     // Empty/punctuation-only first transcript (typical after a tool call): nothing to say, not a failure.
-    const emptyTranscript = status === 400 && /empty|only punctuation/i.test(text);
+    const emptyTranscript = code === 'transcript_empty' || (status === 400 && /empty|only punctuation/i.test(text));
+    // Real Cartesia expires an idle context ~1 s after its last audio ("Context has closed").
+    const contextClosed = code === 'context_closed' || /context has (closed|already finished)|has already finished/i.test(text);
     let message = `Cartesia error ${code ?? status}: ${text}`;
     if (auth) message = `Cartesia rejected the API key (${status}): check CARTESIA_API_KEY`;
     else if (code === 'model_not_found' || code === 'model_sunsetted' || /invalid model/i.test(text)) {
@@ -144,7 +146,7 @@ export class CartesiaCodec implements ProviderCodec {
       message,
       options: { statusCode: status, retryable: !auth && (status >= 500 || status === 429) },
     });
-    return { type: 'error', track, error, closesSocket: auth, endsTrackQuietly: emptyTranscript };
+    return { type: 'error', track, error, closesSocket: auth, endsTrackQuietly: emptyTranscript, reopensTrack: contextClosed };
   }
 }
 

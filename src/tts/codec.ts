@@ -19,8 +19,19 @@ export type ProviderEvent =
   | { type: 'audio'; track?: TrackKey; pcm: Buffer; timings?: TrackTiming[] }
   | { type: 'timings'; track: TrackKey; timings: TrackTiming[] }
   | { type: 'end'; track: TrackKey }
+  /** Set by the socket, not the codec: an `end` that arrived before the track was closed on our side. */
+  | { type: 'early_end'; track: TrackKey }
   /** `track` is absent when the provider could not tie the error to a request (connection-level). */
-  | { type: 'error'; track?: TrackKey; error: APIError; closesSocket: boolean; endsTrackQuietly?: boolean };
+  | {
+      type: 'error';
+      track?: TrackKey;
+      error: APIError;
+      closesSocket: boolean;
+      /** Nothing to voice (e.g. Cartesia's empty first transcript): the track simply ends. */
+      endsTrackQuietly?: boolean;
+      /** The provider closed the context under us (expired): continue the track on a new one. */
+      reopensTrack?: boolean;
+    };
 
 /** What the driver needs to send one piece of text on a track. */
 export interface SendChunk {

@@ -79,6 +79,8 @@ export class SocketPool {
   #nextAttemptAt = 0;
   #closed = false;
   #warm = false;
+  #prewarming: Promise<void> | undefined;
+  #freshness: NodeJS.Timeout | undefined;
   #logger = log();
 
   constructor(codec: ProviderCodec, opts: Partial<SocketPoolOptions> = {}) {
@@ -95,11 +97,21 @@ export class SocketPool {
     return { open: this.#sockets.size, opened: this.#opened, staleEventsDropped: dropped };
   }
 
-  /** Opens the first socket (and the spare) ahead of the first turn. */
-  async prewarm(): Promise<void> {
+  /** Opens the first socket (and the spare) ahead of the first turn, and keeps them fresh. */
+  prewarm(): Promise<void> {
     this.#warm = true;
-    if (this.#sockets.size === 0) await this.#open();
-    this.#topUpSpare();
+    this.#startFreshnessTimer();
+    // Overlapping calls share one connect instead of each opening a socket.
+    this.#prewarming ??= (async () => {
+      try {
+        if (this.#sockets.size + this.#connecting.size === 0) await this.#open();
+        else if (this.#connecting.size > 0) await Promise.race([...this.#connecting]);
+        this.#topUpSpare();
+      } finally {
+        this.#prewarming = undefined;
+      }
+    })();
+    return this.#prewarming;
   }
 
   /** Leases a socket for one stream; `release()` it when the stream ends. */
@@ -121,7 +133,7 @@ export class SocketPool {
       const draining = this.#pickDraining();
       if (draining) {
         draining.close();
-        socket = await this.#open(signal);
+        socket = await this.#openWithinCap(signal);
       }
     }
     // Otherwise share the least loaded rather than fail the turn.
@@ -130,6 +142,13 @@ export class SocketPool {
     socket.lastUsedAt = Date.now();
     this.#topUpSpare();
     return socket;
+  }
+
+  /** Opens a socket unless the cap is reached, in which case it waits for one being opened. */
+  async #openWithinCap(signal?: AbortSignal): Promise<ProviderSocket | undefined> {
+    if (this.#sockets.size + this.#connecting.size < this.#opts.maxSockets) return this.#open(signal);
+    if (this.#connecting.size > 0) await Promise.race([...this.#connecting]).catch(() => undefined);
+    return this.#pickClean();
   }
 
   release(socket: ProviderSocket): void {
@@ -144,6 +163,7 @@ export class SocketPool {
 
   async close(): Promise<void> {
     this.#closed = true;
+    if (this.#freshness) clearInterval(this.#freshness);
     await Promise.allSettled([...this.#connecting]);
     for (const s of [...this.#sockets]) s.close();
   }
@@ -203,9 +223,10 @@ export class SocketPool {
   }
 
   async #open(signal?: AbortSignal): Promise<ProviderSocket> {
-    const wait = this.#nextAttemptAt - Date.now();
-    if (wait > 0) await sleep(wait, signal);
     const attempt = (async () => {
+      // Counted as connecting from the start (backoff included), so the cap holds meanwhile.
+      const wait = this.#nextAttemptAt - Date.now();
+      if (wait > 0) await sleep(wait, signal);
       try {
         const ws = await this.#codec.connect(signal);
         if (this.#closed) {
@@ -216,7 +237,15 @@ export class SocketPool {
           ws,
           this.#codec,
           { inactivityTimeoutMs: this.#opts.inactivityTimeoutMs },
-          { onIdle: () => this.#topUpSpare(), onClosed: (s) => this.#forget(s) },
+          {
+            onIdle: () => {
+              // The socket served requests: the provider is healthy, so later reconnects start fresh.
+              this.#failures = 0;
+              this.#nextAttemptAt = 0;
+              this.#topUpSpare();
+            },
+            onClosed: (s) => this.#forget(s),
+          },
         );
         this.#opened++;
         if (!socket.isOpen) {
@@ -224,8 +253,6 @@ export class SocketPool {
           throw socket.failure ?? new APIConnectionError({ message: `${this.#codec.provider} closed the socket on connect` });
         }
         this.#sockets.add(socket);
-        this.#failures = 0;
-        this.#nextAttemptAt = 0;
         return socket;
       } catch (err) {
         this.#failures++;
@@ -243,10 +270,44 @@ export class SocketPool {
     }
   }
 
+  /**
+   * While warm, replaces idle sockets before the provider's idle timeout or our age limit would
+   * make the next turn pay a handshake: the replacement opens first, then the old one closes.
+   */
+  #startFreshnessTimer(): void {
+    if (this.#freshness || this.#closed) return;
+    const period = Math.max(25, Math.min(this.#opts.maxIdleMs, this.#opts.maxAgeMs) / 4);
+    this.#freshness = setInterval(() => this.#refreshIdle(), period);
+    this.#freshness.unref?.();
+  }
+
+  #refreshIdle(): void {
+    const now = Date.now();
+    const margin = Math.min(this.#opts.maxIdleMs, this.#opts.maxAgeMs) / 4;
+    for (const s of [...this.#sockets]) {
+      if (s.leases > 0 || s.outstanding > 0 || !s.isOpen) continue;
+      const idleSoon = now - s.lastUsedAt > this.#opts.maxIdleMs - margin;
+      const oldSoon = now - s.openedAt > this.#opts.maxAgeMs - margin;
+      if (!idleSoon && !oldSoon) continue;
+      s.lastUsedAt = now; // not picked again by this sweep while its replacement connects
+      void this.#open().then(
+        () => s.leases === 0 && s.outstanding === 0 && s.close(),
+        () => undefined,
+      );
+    }
+  }
+
   #forget(socket: ProviderSocket): void {
     this.#droppedFromClosed += socket.staleEventsDropped;
     this.#sockets.delete(socket);
-    if (this.#warm && !this.#closed && this.#sockets.size === 0) {
+    if (socket.failure && !socket.failure.retryable) return; // e.g. a rejected key: reconnecting cannot help
+    if (socket.failure && Date.now() - socket.openedAt < SHORT_LIVED_MS) {
+      // Closed right after opening: count it as a failed connect so reconnects back off.
+      this.#failures++;
+      const backoff = Math.min(this.#opts.backoffMaxMs, this.#opts.backoffBaseMs * 2 ** (this.#failures - 1));
+      this.#nextAttemptAt = Date.now() + backoff;
+    }
+    if (this.#warm && !this.#closed && this.#sockets.size + this.#connecting.size === 0) {
       // Keep the next turn handshake-free: reconnect in the background (backoff applies).
       void this.#open().then(() => this.#topUpSpare(), (err) => {
         this.#logger.debug({ provider: this.#codec.provider, err: String(err) }, 'background reconnect failed');
@@ -254,6 +315,9 @@ export class SocketPool {
     }
   }
 }
+
+/** A socket closed sooner than this after opening counts as a failed connect (backoff applies). */
+const SHORT_LIVED_MS = 1_000;
 
 function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {

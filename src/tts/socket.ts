@@ -20,6 +20,22 @@ interface Outstanding {
    */
   awaitingInput: boolean;
   heardSinceSend: boolean;
+  /** We told the provider no more text follows: its next `end` is final... */
+  closing: boolean;
+  /**
+   * ...unless speakable text was sent since the last audio: a `done` then is the early one the
+   * provider sent for the idle context while our text was in flight, and another will follow.
+   */
+  owesAudio: boolean;
+}
+
+export interface SendOptions {
+  /** See `Outstanding.awaitingInput`. */
+  awaitingInput?: boolean;
+  /** No more text follows on this track (Resemble: every request; Cartesia: `continue: false`). */
+  closes?: boolean;
+  /** The message carries speakable text, so audio must come before the track can end. */
+  carriesSpeech?: boolean;
 }
 
 /** Whether the watchdog holds the provider to account for this track right now. */
@@ -112,18 +128,23 @@ export class ProviderSocket {
    * Registers a track and sends its messages. `awaitingInput`: this was the last text the owner
    * has for the open track for now (more may follow later).
    */
-  send(track: TrackKey, owner: TrackOwner, messages: string[], awaitingInput = false): void {
+  send(track: TrackKey, owner: TrackOwner, messages: string[], opts: SendOptions = {}): void {
     if (!this.isOpen) {
       throw this.failure ?? new APIConnectionError({ message: `${this.#codec.provider} socket is not open` });
     }
     const now = Date.now();
+    const awaitingInput = opts.awaitingInput ?? false;
+    const closing = opts.closes ?? !this.#codec.multiplexed;
+    const carriesSpeech = opts.carriesSpeech ?? false;
     const known = this.#tracks.get(track);
     if (known) {
       known.progressAt = this.#isHead(track) || this.#codec.multiplexed ? now : known.progressAt;
       known.awaitingInput = awaitingInput;
       known.heardSinceSend = false;
+      known.closing ||= closing;
+      known.owesAudio ||= carriesSpeech;
     } else {
-      this.#tracks.set(track, { owner, progressAt: now, awaitingInput, heardSinceSend: false });
+      this.#tracks.set(track, { owner, progressAt: now, awaitingInput, heardSinceSend: false, closing, owesAudio: carriesSpeech });
     }
     this.lastUsedAt = now;
     for (const m of messages) this.#ws.send(m);
@@ -157,6 +178,14 @@ export class ProviderSocket {
     if (this.#closed) return;
     this.#closed = true;
     this.#clearWatchdog();
+    // Streams still speaking on this socket must end, not wait forever (TTS closed, socket discarded).
+    const owners = new Set<TrackOwner>();
+    for (const t of this.#tracks.values()) if (t.owner) owners.add(t.owner);
+    this.#tracks.clear();
+    const closedError = new APIConnectionError({
+      message: `${this.#codec.provider} socket was closed while a reply was in progress`,
+      options: { retryable: false },
+    });
     this.#ws.removeAllListeners('message');
     this.#ws.on('error', () => {}); // teardown must never crash the process
     try {
@@ -165,6 +194,7 @@ export class ProviderSocket {
       // already gone
     }
     this.#onClosed(this);
+    for (const o of owners) o.onSocketFailure(closedError);
   }
 
   #isHead(track: TrackKey): boolean {
@@ -203,15 +233,22 @@ export class ProviderSocket {
       return;
     }
     t.progressAt = now;
-    if (ev.type === 'audio') t.heardSinceSend = true;
+    if (ev.type === 'audio') {
+      t.heardSinceSend = true;
+      t.owesAudio = false;
+    }
     this.lastUsedAt = now;
-    const terminal = ev.type === 'end' || ev.type === 'error';
+    // A multiplexed provider may report `done` for a context that merely went idle (Cartesia): it
+    // ends the track only once we have closed it; text sent meanwhile is still voiced on it.
+    const terminal =
+      ev.type === 'error' || (ev.type === 'end' && (!this.#codec.multiplexed || (t.closing && !t.owesAudio)));
     if (terminal) {
       this.#tracks.delete(ev.track);
       const head = this.#fifoHead();
       if (head !== undefined && !this.#codec.multiplexed) this.#tracks.get(head)!.progressAt = now;
     }
-    if (t.owner) t.owner.onTrackEvent(ev as ProviderEvent & { track: TrackKey });
+    const delivered: ProviderEvent = ev.type === 'end' && !terminal ? { type: 'early_end', track: ev.track } : ev;
+    if (t.owner) t.owner.onTrackEvent(delivered as ProviderEvent & { track: TrackKey });
     else this.#staleDropped++;
     if (ev.type === 'error' && ev.closesSocket) this.#fail(ev.error);
     if (terminal) this.#maybeIdle();
@@ -262,16 +299,25 @@ export class ProviderSocket {
   #onWatchdog(): void {
     this.#watchdog = null;
     const now = Date.now();
-    const tracks = this.#codec.multiplexed ? [...this.#tracks.values()] : [this.#tracks.values().next().value];
-    const stalled = tracks.some((t) => t && watched(t) && now - t.progressAt >= this.#opts.inactivityTimeoutMs);
-    if (stalled) {
-      this.#fail(
-        new APITimeoutError({
-          message: `${this.#codec.provider} sent nothing for ${this.#opts.inactivityTimeoutMs} ms on an active request`,
-        }),
-      );
-    } else {
-      this.#armWatchdog();
+    const isStalled = (t: Outstanding | undefined) =>
+      t !== undefined && watched(t) && now - t.progressAt >= this.#opts.inactivityTimeoutMs;
+    const timeout = () =>
+      new APITimeoutError({
+        message: `${this.#codec.provider} sent nothing for ${this.#opts.inactivityTimeoutMs} ms on an active request`,
+      });
+    if (!this.#codec.multiplexed) {
+      // In order: a stalled head blocks everything behind it, so the socket itself is done for.
+      if (isStalled(this.#tracks.values().next().value)) return this.#fail(timeout());
+      return this.#armWatchdog();
     }
+    // Multiplexed: only the stalled context fails; other streams on the socket carry on.
+    for (const [key, t] of [...this.#tracks]) {
+      if (!isStalled(t)) continue;
+      this.#tracks.delete(key);
+      this.sendRaw(this.#codec.encodeCancel(key));
+      t.owner?.onSocketFailure(timeout());
+    }
+    this.#armWatchdog();
+    this.#maybeIdle();
   }
 }

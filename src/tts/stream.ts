@@ -21,6 +21,8 @@ import { speakableText } from './wire-text.js';
 import { type Segment, Track } from './track.js';
 import type { DriverOptions } from './options.js';
 
+const SPEAKABLE = /[\p{L}\p{N}]/u;
+
 type Attempt = { socket: ProviderSocket; fail: (e: APIError) => void; finish: () => void };
 
 /**
@@ -79,6 +81,11 @@ export class DriverStream extends tts.SynthesizeStream implements TrackOwner {
     } catch (err) {
       if (this.abortSignal.aborted) return; // an interruption is not a failure
       throw err;
+    }
+    if (this.abortSignal.aborted) {
+      // Interrupted while the socket was on its way: hand it straight back.
+      this.#pool.release(socket);
+      return;
     }
     let settled = false;
     const done = new Promise<void>((resolve, reject) => {
@@ -139,7 +146,7 @@ export class DriverStream extends tts.SynthesizeStream implements TrackOwner {
   }
 
   #newSegment(): Segment {
-    const segment: Segment = { id: `${this.id}_${this.#segments.length}`, tracks: [], closed: false, playedSamples: 0 };
+    const segment: Segment = { id: `${this.id}_${this.#segments.length}`, tracks: [], closed: false, playedSamples: 0, heldPrefix: '' };
     this.#segments.push(segment);
     return segment;
   }
@@ -147,9 +154,10 @@ export class DriverStream extends tts.SynthesizeStream implements TrackOwner {
   #addChunk(segment: Segment, chunk: Chunk): void {
     // Split first, then prepare: the provider's limit counts spoken text, not SSML tags.
     const prepare = this.#opts.prepareText ?? ((t: string) => t);
-    const pieces = splitForLimit(speakableText(chunk.text), this.#codec.maxRequestChars)
+    let pieces = splitForLimit(speakableText(chunk.text), this.#codec.maxRequestChars)
       .map(prepare)
       .filter((p) => p.trim().length > 0);
+    if (this.#codec.trackPer === 'segment') pieces = this.#withoutLetterlessOpener(segment, pieces);
     if (!pieces.length) return;
     this.#timeline.emit('chunk', { streamId: this.id, segmentId: segment.id, index: this.#chunkIndex++, chunk, at: now() });
     if (this.#codec.trackPer === 'segment') {
@@ -167,6 +175,23 @@ export class DriverStream extends tts.SynthesizeStream implements TrackOwner {
     this.#trySend();
   }
 
+  /**
+   * A context may not open with text that has no letter or digit (Cartesia refuses an empty or
+   * punctuation-only first transcript, and would end the whole context): such text waits and
+   * rides in front of the segment's first speakable piece.
+   */
+  #withoutLetterlessOpener(segment: Segment, pieces: string[]): string[] {
+    if ((segment.tracks[0]?.texts.length ?? 0) > 0) return pieces;
+    const first = pieces.findIndex((p) => SPEAKABLE.test(p));
+    if (first < 0) {
+      segment.heldPrefix = [segment.heldPrefix, ...pieces].filter(Boolean).join(' ');
+      return [];
+    }
+    const opener = [segment.heldPrefix, ...pieces.slice(0, first + 1)].filter(Boolean).join(' ');
+    segment.heldPrefix = '';
+    return [opener, ...pieces.slice(first + 1)];
+  }
+
   #newTrack(segment: Segment, closed: boolean): Track {
     const track = new Track(this.#codec.newTrack(), segment, closed);
     segment.tracks.push(track);
@@ -179,6 +204,9 @@ export class DriverStream extends tts.SynthesizeStream implements TrackOwner {
     if (segment.closed) return;
     segment.closed = true;
     for (const t of segment.tracks) t.closed = true;
+    // Its audio may have finished playing before the input ended: the last frame is still owed.
+    const last = segment.tracks[segment.tracks.length - 1];
+    if (last && last.ended && this.#order.indexOf(last) < this.#head) this.#finishSegment(segment);
     this.#trySend();
     this.#checkComplete();
   }
@@ -205,7 +233,11 @@ export class DriverStream extends tts.SynthesizeStream implements TrackOwner {
           });
           this.markStarted();
           // An open track whose text is all sent waits for the LLM, not for the provider.
-          socket.send(track.key, this, messages, last && !track.closed);
+          socket.send(track.key, this, messages, {
+            awaitingInput: last && !track.closed,
+            closes: last && track.closed,
+            carriesSpeech: SPEAKABLE.test(text),
+          });
           track.sent++;
           if (last && track.closed) track.closeSent = true;
           this.#timeline.emit('sent', { streamId: this.id, segmentId: track.segment.id, track: track.key, text, at: now() });
@@ -218,7 +250,7 @@ export class DriverStream extends tts.SynthesizeStream implements TrackOwner {
             continue;
           }
           // Through send(): closing makes the provider owe us the track's end again (watchdog).
-          socket.send(track.key, this, this.#codec.encodeClose(track.key));
+          socket.send(track.key, this, this.#codec.encodeClose(track.key), { closes: true });
           track.closeSent = true;
         }
       }
@@ -239,30 +271,43 @@ export class DriverStream extends tts.SynthesizeStream implements TrackOwner {
           track.firstByteAt = now();
           this.#timeline.emit('first_byte', { streamId: this.id, segmentId: track.segment.id, track: track.key, at: track.firstByteAt });
         }
-        if (ev.timings) track.pendingTimings.push(...ev.timings);
+        if (ev.timings) this.#addTimings(track, ev.timings);
         const pcm = track.reassembler.push(ev.pcm);
         if (pcm.length) this.#acceptAudio(track, pcm);
         break;
       }
       case 'timings':
-        track.pendingTimings.push(...ev.timings);
+        this.#addTimings(track, ev.timings);
+        break;
+      case 'early_end':
+        // An idle context's early `done`: remember how much text it covered (in case the provider
+        // then refuses the context) and keep going.
+        track.doneAt ??= track.sent;
         break;
       case 'end':
-        if (!track.closeSent) {
-          this.#byKey.delete(track.key);
-          track.continueOnNewKey(this.#codec.newTrack());
-          this.#byKey.set(track.key, track);
-          this.#trySend();
-          this.#checkComplete();
-        } else {
-          this.#endTrack(track);
-        }
+        this.#endTrack(track);
         break;
       case 'error':
-        if (ev.endsTrackQuietly) this.#endTrack(track);
+        if (ev.reopensTrack && !track.closeSent) this.#reopen(track);
+        else if (ev.endsTrackQuietly) this.#endTrack(track);
         else this.#attempt?.fail(ev.error);
         break;
     }
+  }
+
+  /** Words already heard before a retry re-synthesized the track are not timed twice. */
+  #addTimings(track: Track, timings: TrackTiming[]): void {
+    const heardUntil = track.retriedAfterSamples / this.#codec.sampleRate;
+    for (const t of timings) if (heardUntil === 0 || t.end > heardUntil) track.pendingTimings.push(t);
+  }
+
+  /** The provider closed the context under us: text it did not voice goes out on a new one. */
+  #reopen(track: Track): void {
+    this.#byKey.delete(track.key);
+    track.continueOnNewKey(this.#codec.newTrack(), track.doneAt ?? Math.max(track.firstOnKey, track.sent - 1));
+    this.#byKey.set(track.key, track);
+    this.#trySend();
+    this.#checkComplete();
   }
 
   onSocketFailure(error: APIError): void {

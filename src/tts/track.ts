@@ -10,6 +10,8 @@ export interface Segment {
   closed: boolean;
   /** Samples already played in this segment (timestamps are offset by it). */
   playedSamples: number;
+  /** Letterless text waiting for the segment's first speakable piece (never opens a context). */
+  heldPrefix: string;
 }
 
 /**
@@ -32,6 +34,8 @@ export class Track {
   /** Samples of this track already played; a retry skips that many of the new audio. */
   played = 0;
   skip = 0;
+  /** Samples played before the last retry (their words were already timed). */
+  retriedAfterSamples = 0;
   /** Sample offset of this track within its segment, fixed when it starts playing. */
   segmentOffset = 0;
   /** `segmentOffset` is known: the track became the head and started playing (kept across retries). */
@@ -55,10 +59,16 @@ export class Track {
    * The provider ended the track's context before we closed it (Cartesia may report `done` for an
    * idle context): later text continues on a new key, nothing already sent is repeated.
    */
-  continueOnNewKey(key: TrackKey): void {
+  continueOnNewKey(key: TrackKey, fromText = this.sent): void {
     this.key = key;
-    this.firstOnKey = this.sent;
+    this.sent = fromText;
+    this.firstOnKey = fromText;
+    this.doneAt = undefined;
+    this.closeSent = false;
   }
+
+  /** Texts the provider had when it reported an early `done` for the current key. */
+  doneAt: number | undefined;
 
   /** Moves the track to a fresh provider key after a failure; played audio will be skipped. */
   resetForRetry(key: TrackKey): void {
@@ -67,6 +77,8 @@ export class Track {
     this.firstOnKey = 0;
     this.closeSent = false;
     this.skip = this.played;
+    this.retriedAfterSamples = this.played;
+    this.doneAt = undefined;
     this.firstByteAt = undefined;
     this.reassembler = new Pcm16Reassembler();
     this.pending = [];
