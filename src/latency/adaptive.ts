@@ -140,8 +140,14 @@ export interface AdaptiveFirstChunkOptions extends FirstChunkBounds {
    * that a mean plus deviations forgets it. @defaultValue 40
    */
   longestChunkHalfLife: number;
-  /** Planned speech per character = mean − k·deviation (shorter speech covers less). @defaultValue 1 */
+  /** Planned speech per character ≤ mean − k·deviation (shorter speech covers less). @defaultValue 1 */
   speechDeviations: number;
+  /**
+   * Planned speech per character ≤ (1 − this) × mean. Speech per character is measured per track
+   * (a whole reply on Cartesia), but a first chunk of digits, symbols or abbreviations speaks
+   * shorter or longer than the average, and the plan must hold for the short case. @defaultValue 0.15
+   */
+  speechShortfall: number;
   /** Margin grows by k deviations of the provider's first byte (chunk 2 may be slower than chunk 1). @defaultValue 2 */
   firstByteDeviations: number;
   priors: AdaptivePriors;
@@ -156,6 +162,7 @@ export const DEFAULT_ADAPTIVE_OPTIONS: AdaptiveFirstChunkOptions = {
   chunkDeviations: 2,
   longestChunkHalfLife: 40,
   speechDeviations: 1,
+  speechShortfall: 0.15,
   firstByteDeviations: 2,
   priors: { llmCharsPerSec: 40, speechMsPerChar: 70, firstByteMs: 200, realTimeFactor: 0.5, laterChunkChars: 90 },
   ewma: {},
@@ -203,7 +210,8 @@ export class AdaptiveFirstChunk {
     this.#firstByte = new EwmaEstimate(priors.firstByteMs, 0, e);
     this.#rtf = new EwmaEstimate(priors.realTimeFactor, 0, e);
     this.#laterChunk = new EwmaEstimate(priors.laterChunkChars, 0, e);
-    this.#longestChunk = priors.laterChunkChars;
+    // Learned only: the prior already stands in the mean until the first observation.
+    this.#longestChunk = 0;
     if (!(this.options.longestChunkHalfLife > 0)) throw new RangeError('longestChunkHalfLife must be > 0');
     this.#longestFade = 0.5 ** (1 / this.options.longestChunkHalfLife);
     // Fails fast on bad bounds rather than at the first turn.
@@ -278,7 +286,7 @@ export class AdaptiveFirstChunk {
     const o = this.options;
     return {
       llmCharsPerSec: this.#rate.lower(o.rateDeviations),
-      speechMsPerChar: this.#speech.lower(o.speechDeviations),
+      speechMsPerChar: Math.min(this.#speech.lower(o.speechDeviations), this.#speech.mean * (1 - o.speechShortfall)),
       firstByteMs: this.#firstByte.mean,
       nextFirstByteMs: this.#firstByte.mean,
       realTimeFactor: this.#rtf.mean,

@@ -165,7 +165,7 @@ describe('AdaptiveFirstChunk estimates', () => {
     const p = DEFAULT_ADAPTIVE_OPTIONS.priors;
     const expected = planFirstChunk({
       llmCharsPerSec: p.llmCharsPerSec,
-      speechMsPerChar: p.speechMsPerChar,
+      speechMsPerChar: p.speechMsPerChar * (1 - DEFAULT_ADAPTIVE_OPTIONS.speechShortfall),
       firstByteMs: p.firstByteMs,
       realTimeFactor: p.realTimeFactor,
       nextChunkChars: p.laterChunkChars,
@@ -177,7 +177,7 @@ describe('AdaptiveFirstChunk estimates', () => {
   });
 
   it('converges on what a steady fast LLM and voice imply, shorter than the priors', () => {
-    const a = new AdaptiveFirstChunk();
+    const a = new AdaptiveFirstChunk({ speechShortfall: 0 });
     const prior = a.plan().targetChars;
     steadyTurns(a, 160);
     const plan = a.plan();
@@ -201,7 +201,7 @@ describe('AdaptiveFirstChunk estimates', () => {
   });
 
   it('remembers a rare long sentence that mean plus deviations would forget, then lets it fade', () => {
-    const a = new AdaptiveFirstChunk();
+    const a = new AdaptiveFirstChunk({ speechShortfall: 0 });
     for (let i = 0; i < 30; i++) {
       a.observeLlmRate(100);
       a.observeSpeech(100);
@@ -215,6 +215,15 @@ describe('AdaptiveFirstChunk estimates', () => {
     for (let i = 0; i < 200; i++) a.observeLaterChunk(30);
     // Five half-lives later only the common length is left: (300 + 40) / 100 → 4.
     expect(a.plan().coverChars).toBe(4);
+  });
+
+  it('plans for a first chunk that speaks shorter than the average character (digits, symbols)', () => {
+    const plain = new AdaptiveFirstChunk({ speechShortfall: 0 });
+    const careful = new AdaptiveFirstChunk({ speechShortfall: 0.2 });
+    for (const a of [plain, careful]) steadyTurns(a, 160);
+    // 665 ms to cover: 65 ms per char → 11 chars; planned as 52 ms per char → 13.
+    expect(plain.plan().coverChars).toBe(11);
+    expect(careful.plan().coverChars).toBe(13);
   });
 
   it('treats a first estimate as uncertain: one sample plans longer than many equal ones', () => {
