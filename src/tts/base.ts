@@ -1,4 +1,4 @@
-import { APIConnectionError, type APIConnectOptions, DEFAULT_API_CONNECT_OPTIONS, tts } from '@livekit/agents';
+import { APIConnectionError, APIError, type APIConnectOptions, DEFAULT_API_CONNECT_OPTIONS, tts } from '@livekit/agents';
 import { EventEmitter } from 'node:events';
 import { AdaptiveFirstChunk } from '../latency/adaptive.js';
 import type { ProviderCodec } from './codec.js';
@@ -79,11 +79,14 @@ export abstract class FirstwordTTS extends tts.TTS {
     await this.#pool.close();
   }
 
-  /** @internal used by WholeTextStream */
-  _wholeTextStream(connOptions?: APIConnectOptions): DriverStream {
-    // One request for the whole text (split only at the provider's length limit); the inner stream
-    // owns retries, so the outer ChunkedStream does not retry again.
-    return this.streamWith({ chunking: { ...this.#driver.chunking, policy: 'unit' } }, connOptions);
+  /**
+   * @internal used by WholeTextStream: one request for the whole text (split only at the
+   * provider's length limit). The inner stream owns retries and reports to `reporter` instead of
+   * this TTS, so a failure surfaces once, from the outer ChunkedStream.
+   */
+  _wholeTextStream(reporter: tts.TTS, connOptions?: APIConnectOptions): DriverStream {
+    const driver = { ...this.#driver, chunking: { ...this.#driver.chunking, policy: 'unit' as const } };
+    return new DriverStream(reporter, this.#codec, this.#pool, driver, this.timeline, connOptions);
   }
 }
 
@@ -101,7 +104,19 @@ class WholeTextStream extends tts.ChunkedStream {
   }
 
   protected async run(): Promise<void> {
-    const inner = this.#owner._wholeTextStream(this.#connOptions);
+    let failure: Error | undefined;
+    const owner = this.#owner;
+    // Stands in for the TTS as the inner stream's reporter: keeps its error for us to rethrow.
+    const reporter = {
+      label: owner.label,
+      provider: owner.provider,
+      model: owner.model,
+      emit: (event: string, payload: { error?: Error }) => {
+        if (event === 'error') failure ??= payload.error;
+        return true;
+      },
+    } as unknown as tts.TTS;
+    const inner = owner._wholeTextStream(reporter, this.#connOptions);
     const onAbort = () => inner.close();
     this.abortSignal.addEventListener('abort', onAbort, { once: true });
     let finished = false;
@@ -121,7 +136,11 @@ class WholeTextStream extends tts.ChunkedStream {
       inner.close();
     }
     if (!finished && !this.abortSignal.aborted) {
-      throw new APIConnectionError({ message: `${this.#owner.provider}: synthesis failed`, options: { retryable: false } });
+      if (failure instanceof APIError) throw failure; // the real cause; the outer stream does not retry
+      throw new APIConnectionError({
+        message: `${owner.provider}: synthesis failed${failure ? `: ${failure.message}` : ''}`,
+        options: { retryable: false },
+      });
     }
   }
 }

@@ -1,9 +1,11 @@
-import { APIConnectionError, type APIConnectOptions, AudioByteStream, DEFAULT_API_CONNECT_OPTIONS, shortuuid, tts } from '@livekit/agents';
+import { APIConnectionError, type APIConnectOptions, DEFAULT_API_CONNECT_OPTIONS, shortuuid, tts } from '@livekit/agents';
+import { AudioFrame } from '@livekit/rtc-node';
 import { FirstwordTTS } from './base.js';
 import { CartesiaCodec } from './cartesia-codec.js';
 import { handshakeError, providerUrl } from './connect.js';
 import type { SpeechOptions } from '../chunking/index.js';
 import { DEFAULT_DRIVER_OPTIONS, type TTSChunkingOptions, speechPreparer } from './options.js';
+import { PcmFrameSplitter } from './pcm-frames.js';
 import { Pcm16Reassembler } from './pcm.js';
 import { type SocketPoolOptions, checkTimerMs } from './pool.js';
 
@@ -121,6 +123,8 @@ class CartesiaBytesStream extends tts.ChunkedStream {
   readonly label = 'firstword.cartesia.ChunkedStream';
   #owner: CartesiaTTS;
   #timeoutMs: number;
+  /** Samples delivered by earlier attempts (kept across the base class's retries). */
+  #delivered = 0;
 
   constructor(text: string, owner: CartesiaTTS, connOptions?: APIConnectOptions, abortSignal?: AbortSignal) {
     super(text, owner, connOptions, abortSignal);
@@ -130,33 +134,57 @@ class CartesiaBytesStream extends tts.ChunkedStream {
 
   protected async run(): Promise<void> {
     const { url, init } = this.#owner._bytesRequest(this.inputText);
-    const timeout = AbortSignal.timeout(this.#timeoutMs);
+    // The timeout bounds silence (before the response and between body parts), not how long a
+    // long reply may stream.
+    const silence = new AbortController();
+    let timer = setTimeout(() => silence.abort(), this.#timeoutMs);
+    const heard = () => {
+      clearTimeout(timer);
+      timer = setTimeout(() => silence.abort(), this.#timeoutMs);
+    };
     let res: Response;
     try {
-      res = await fetch(url, { ...init, signal: AbortSignal.any([this.abortSignal, timeout]) });
+      res = await fetch(url, { ...init, signal: AbortSignal.any([this.abortSignal, silence.signal]) });
     } catch (err) {
+      clearTimeout(timer);
       if (this.abortSignal.aborted) return;
-      throw new APIConnectionError({ message: `Cartesia /tts/bytes request failed: ${String(err)}` });
+      const what = silence.signal.aborted ? `no response within ${this.#timeoutMs} ms` : String(err);
+      throw new APIConnectionError({ message: `Cartesia /tts/bytes request failed: ${what}` });
     }
     if (!res.ok) {
       const headers = init.headers as Record<string, string>;
       throw handshakeError({ provider: 'Cartesia', keyEnvName: 'CARTESIA_API_KEY', headers }, res.status, await res.text().catch(() => ''));
     }
     const requestId = shortuuid('fwbytes_');
-    const bytes = new AudioByteStream(this.#owner.sampleRate, 1, Math.round(this.#owner.sampleRate / 50));
+    const bytes = new PcmFrameSplitter(this.#owner.sampleRate, 1, Math.round(this.#owner.sampleRate / 50));
     const pcm = new Pcm16Reassembler();
-    const put = (frame: import('@livekit/rtc-node').AudioFrame) => {
-      if (!this.abortSignal.aborted) this.queue.put({ requestId, segmentId: requestId, frame, final: false });
+    // A retry after a broken body re-synthesizes the text: skip what an earlier attempt delivered.
+    let skip = this.#delivered;
+    const put = (frame: AudioFrame) => {
+      if (this.abortSignal.aborted) return;
+      let f = frame;
+      if (skip > 0) {
+        const n = Math.min(skip, f.samplesPerChannel);
+        skip -= n;
+        if (n === f.samplesPerChannel) return;
+        f = new AudioFrame(f.data.slice(n), f.sampleRate, 1, f.samplesPerChannel - n);
+      }
+      this.#delivered += f.samplesPerChannel;
+      this.queue.put({ requestId, segmentId: requestId, frame: f, final: false });
     };
     try {
       for await (const part of res.body as unknown as AsyncIterable<Uint8Array>) {
+        heard();
         if (this.abortSignal.aborted) return;
         const even = pcm.push(Buffer.from(part));
         if (even.length) for (const f of bytes.write(even)) put(f);
       }
     } catch (err) {
       if (this.abortSignal.aborted) return;
-      throw new APIConnectionError({ message: `Cartesia /tts/bytes stream broke: ${String(err)}` });
+      const what = silence.signal.aborted ? `no audio for ${this.#timeoutMs} ms` : String(err);
+      throw new APIConnectionError({ message: `Cartesia /tts/bytes stream broke: ${what}` });
+    } finally {
+      clearTimeout(timer);
     }
     const tail = pcm.end();
     if (tail.length) for (const f of bytes.write(tail)) put(f);

@@ -22,6 +22,10 @@ import { type Segment, Track } from './track.js';
 import type { DriverOptions } from './options.js';
 
 const SPEAKABLE = /[\p{L}\p{N}]/u;
+const MAX_IDLE_REPLACEMENTS = 3;
+
+/** The socket closed while nothing of this stream was outstanding on it: take another. */
+class SocketGoneIdle extends APIConnectionError {}
 
 type Attempt = { socket: ProviderSocket; fail: (e: APIError) => void; finish: () => void };
 
@@ -74,6 +78,18 @@ export class DriverStream extends tts.SynthesizeStream implements TrackOwner {
 
   protected async run(): Promise<void> {
     this.#pump ??= this.#pumpInput();
+    // A socket the provider closed while we owed it nothing (idle between LLM tokens) is replaced
+    // without spending one of the framework's retries.
+    for (let replaced = 0; ; replaced++) {
+      try {
+        return await this.#attemptOnce();
+      } catch (err) {
+        if (!(err instanceof SocketGoneIdle) || replaced >= MAX_IDLE_REPLACEMENTS) throw err;
+      }
+    }
+  }
+
+  async #attemptOnce(): Promise<void> {
     if (this.abortSignal.aborted || this.#complete()) return this.#finishStream();
     let socket: ProviderSocket;
     try {
@@ -108,6 +124,7 @@ export class DriverStream extends tts.SynthesizeStream implements TrackOwner {
     } catch (err) {
       const error = err instanceof APIError ? err : new APIConnectionError({ message: String(err) });
       if (this.abortSignal.aborted) return;
+      if (error instanceof SocketGoneIdle) throw error;
       socket.abandon(this);
       this.#prepareRetry();
       this.#timeline.emit('retry', { streamId: this.id, at: now(), error: error.message, retryable: error.retryable });
@@ -255,7 +272,9 @@ export class DriverStream extends tts.SynthesizeStream implements TrackOwner {
         }
       }
     } catch (err) {
-      attempt.fail(err instanceof APIError ? err : new APIConnectionError({ message: String(err) }));
+      const gone = !socket.isOpen && !this.#order.some((t) => !t.ended && t.sent > t.firstOnKey);
+      if (gone) attempt.fail(new SocketGoneIdle({ message: `${this.#codec.provider} socket closed while idle` }));
+      else attempt.fail(err instanceof APIError ? err : new APIConnectionError({ message: String(err) }));
     }
   }
 
