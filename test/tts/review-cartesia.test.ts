@@ -1,7 +1,7 @@
 /**
  * Adversarial review of the Cartesia path (segment tracks, early `done`, watchdog per context).
- * Each `it.fails` demonstrates a defect found in review: it passes while the defect exists, and must
- * become a plain `it` once fixed.
+ * Regression tests for defects an adversarial review found (each comment says what went wrong
+ * before the fix); plain `it` tests pin subtle behaviour that was already right.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import type { FirstwordTTS } from '../../src/tts/base.js';
@@ -23,7 +23,7 @@ describe('review: cartesia', () => {
     fx = undefined;
   });
 
-  // DEFECT (medium): the first chunk of a segment opens the context. When it has no letters (the
+  // WAS A DEFECT (medium): the first chunk of a segment opens the context. When it has no letters (the
   // chunker forces one out after ~8 "words", e.g. a run of emoji or "!!! ???"), Cartesia answers
   // `transcript_empty`; the codec marks that `endsTrackQuietly` and DriverStream ends the whole
   // segment track (stream.ts onTrackEvent 'error' → #endTrack). Every later chunk of the segment
@@ -42,7 +42,7 @@ describe('review: cartesia', () => {
     expect(heardTags(out.samples).length).toBeGreaterThan(0);
   });
 
-  // DEFECT (medium): Cartesia may report `done` for a context that went idle while the LLM paused
+  // WAS A DEFECT (medium): Cartesia may report `done` for a context that went idle while the LLM paused
   // (B.5.5). If we send the next text on that context while the early `done` is in flight, the
   // driver reads `done` afterwards and (a) with the segment still open: continueOnNewKey() with
   // firstOnKey = sent, so the text just sent is never re-sent; (b) with continue:false already sent
@@ -71,7 +71,7 @@ describe('review: cartesia', () => {
     expect(heardTags(out.samples).map((r) => r.tag)).toContain(fx.tagOf(texts[texts.length - 1]!));
   });
 
-  // DEFECT (low): Cartesia word times count from the start of a context. After an early `done` the
+  // WAS A DEFECT (low): Cartesia word times count from the start of a context. After an early `done` the
   // segment continues on a new context (continueOnNewKey) whose times restart at 0, but
   // #takeTimings still offsets them by the track's segmentOffset only: aligned transcripts jump
   // back in time (here "And" at 0 s after "early." ended at 0.046 s).
@@ -90,7 +90,7 @@ describe('review: cartesia', () => {
     for (let i = 1; i < timed.length; i++) expect(timed[i]!.startTime!).toBeGreaterThanOrEqual(timed[i - 1]!.endTime! - 1e-6);
   });
 
-  // DEFECT (medium): the watchdog (socket.ts #onWatchdog) fails the whole socket when one context
+  // WAS A DEFECT (medium): the watchdog (socket.ts #onWatchdog) fails the whole socket when one context
   // stalls. With Cartesia every stream of the TTS shares that socket, so a healthy concurrent
   // stream is failed too (here with maxRetry 0 it loses its turn; with retries it re-synthesizes).
   // For a multiplexed provider a stalled context should fail (and cancel) only its own owner.

@@ -1,7 +1,7 @@
 /**
  * Adversarial review of stream/TTS lifecycle: closing, synthesize() (ChunkedStream), error events.
- * Each `it.fails` demonstrates a defect found in review: it passes while the defect exists, and must
- * become a plain `it` once fixed.
+ * Regression tests for defects an adversarial review found (each comment says what went wrong
+ * before the fix); plain `it` tests pin subtle behaviour that was already right.
  */
 import type { tts } from '@livekit/agents';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -45,7 +45,7 @@ describe('review: lifecycle', () => {
   });
 
   for (const name of ['resemble', 'cartesia'] as const) {
-    // DEFECT (medium): TTS.close() → SocketPool.close() → ProviderSocket.close(), which tears the
+    // WAS A DEFECT (medium): TTS.close() → SocketPool.close() → ProviderSocket.close(), which tears the
     // socket down without telling the owners of its tracks (only #fail calls onSocketFailure). A
     // stream still speaking then awaits `done` forever: no END_OF_STREAM, no error, run() never
     // returns; a synthesize() in flight hangs the same way.
@@ -66,7 +66,7 @@ describe('review: lifecycle', () => {
     });
   }
 
-  // DEFECT (medium): WholeTextStream (base.ts) runs an inner DriverStream whose base class already
+  // WAS A DEFECT (medium): WholeTextStream (base.ts) runs an inner DriverStream whose base class already
   // emits the failure on the TTS; the outer ChunkedStream then throws its own generic
   // "synthesis failed" and the base emits again. Every failed synthesize() is two unrecoverable
   // `error` events (AgentSession counts each toward maxUnrecoverableErrors; FallbackAdapter
@@ -83,7 +83,7 @@ describe('review: lifecycle', () => {
     expect(errors[0]!.message).toContain('RESEMBLE_API_KEY');
   });
 
-  // DEFECT (medium): CartesiaBytesStream (cartesia.ts) throws a retryable APIConnectionError when
+  // WAS A DEFECT (medium): CartesiaBytesStream (cartesia.ts) throws a retryable APIConnectionError when
   // the /tts/bytes body breaks after frames were already queued; the ChunkedStream base retries
   // the whole request and the audio already delivered is delivered again (here 640 samples twice).
   it('cartesia: synthesize() retried after a cut body does not repeat audio', async () => {
@@ -102,7 +102,7 @@ describe('review: lifecycle', () => {
     expect(concatSamples(frames).length).toBe(samplesForText(text, 16000, 2));
   });
 
-  // DEFECT (low-medium): CartesiaBytesStream passes AbortSignal.timeout(connOptions.timeoutMs) to
+  // WAS A DEFECT (low-medium): CartesiaBytesStream passes AbortSignal.timeout(connOptions.timeoutMs) to
   // fetch(), which also bounds reading the body: any synthesis whose audio takes longer than
   // timeoutMs (10 s by default) to stream is cut and fails (or, with retries, repeats — above).
   // timeoutMs should bound the connect / first byte (or inactivity), not the whole reply.

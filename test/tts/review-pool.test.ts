@@ -1,6 +1,7 @@
 /**
- * Adversarial review of the socket pool (src/tts/pool.ts). Each `it.fails` demonstrates a defect
- * found in review: it passes while the defect exists, and must become a plain `it` once fixed.
+ * Adversarial review of the socket pool (src/tts/pool.ts).
+ * Regression tests for defects an adversarial review found (each comment says what went wrong
+ * before the fix); plain `it` tests pin subtle behaviour that was already right.
  */
 import { APIError } from '@livekit/agents';
 import { afterEach, describe, expect, it, vi } from 'vitest';
@@ -22,7 +23,7 @@ describe('review: socket pool', () => {
     fx = undefined;
   });
 
-  // DEFECT (high): Resemble refuses a bad key as an accepted upgrade + `ConnectionFailure` 401 frame
+  // WAS A DEFECT (high): Resemble refuses a bad key as an accepted upgrade + `ConnectionFailure` 401 frame
   // + close (protocols A.2; the server's default). After prewarm() every such close reaches
   // SocketPool.#forget, which reconnects at once in the background: a successful upgrade resets
   // #failures/#nextAttemptAt, a non-retryable failure never sets a backoff, and nothing stops the
@@ -42,7 +43,7 @@ describe('review: socket pool', () => {
     expect(fx.server.connectionsOpened - afterPrewarm).toBeLessThanOrEqual(2);
   });
 
-  // DEFECT (medium): a stream closed while its run() waits in acquire() for another stream's
+  // WAS A DEFECT (medium): a stream closed while its run() waits in acquire() for another stream's
   // connect (`await Promise.race(connecting)`, pool.ts) gets the socket after the abort already
   // fired. run() then adds its 'abort' listener to an aborted signal (never called), #trySend
   // returns early, and `await done` never settles: run() hangs forever and the lease is never
@@ -87,7 +88,7 @@ describe('review: socket pool', () => {
     expect(released).toBe(leased);
   });
 
-  // DEFECT (medium): after a barge-in, acquire() replaces a socket that only drains stale requests
+  // WAS A DEFECT (medium): after a barge-in, acquire() replaces a socket that only drains stale requests
   // (#pickDraining → close() → #open()). But close() reaches #forget, which (after prewarm, with no
   // socket left) starts its own background #open() too: two sockets open with maxSockets 1. Each
   // barge-in can leave one extra socket per idle-process pool (Resemble allows 20 per key).
@@ -108,7 +109,7 @@ describe('review: socket pool', () => {
   });
 
   for (const name of ['resemble', 'cartesia'] as const) {
-    // DEFECT (medium, latency): idle/age refresh happens only inside acquire() (#evictStale), i.e.
+    // WAS A DEFECT (medium, latency): idle/age refresh happens only inside acquire() (#evictStale), i.e.
     // on the turn itself. An idle job process that waits longer than maxIdleMs (default 240 s) for
     // its call closes the prewarmed socket when the first reply starts and pays a full handshake
     // then: exactly what prewarming exists to avoid (design.md "keeping fresh"). Resemble even
@@ -130,7 +131,7 @@ describe('review: socket pool', () => {
       expect(first).toBeLessThanOrEqual(before);
     });
 
-    // DEFECT (low): prewarm() checks only `#sockets.size === 0`, not sockets being connected, so
+    // WAS A DEFECT (low): prewarm() checks only `#sockets.size === 0`, not sockets being connected, so
     // overlapping prewarm() calls (or prewarm during a first acquire) exceed maxSockets.
     it(`${name}: overlapping prewarm() calls open no more than maxSockets`, async () => {
       fx = await fixtures[name]();

@@ -1,7 +1,7 @@
 /**
- * Adversarial review of retries in the shared driver. `it.fails` demonstrates a defect found in
- * review (passes while it exists; make it a plain `it` once fixed). The plain `it` tests PIN subtle
- * behaviour that is correct today but was not protected by any test.
+ * Adversarial review of retries in the shared driver.
+ * Regression tests for defects an adversarial review found (each comment says what went wrong
+ * before the fix); plain `it` tests pin subtle behaviour that was already right.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import type { FirstwordTTS } from '../../src/tts/base.js';
@@ -74,7 +74,7 @@ describe('review: retries', () => {
     expect(new Set(finals.map((f) => f.segmentId)).size).toBe(2);
   });
 
-  // DEFECT (low): a retry re-sends a partly played request and skips its already-played samples
+  // WAS A DEFECT (low): a retry re-sends a partly played request and skips its already-played samples
   // (track.skip), but not its word timings: Track.resetForRetry clears pendingTimings and the new
   // request's timings from 0 are all emitted again, so aligned transcripts repeat the words heard
   // before the drop ("The store opens The store opens at ..."). Skip timings whose end falls within

@@ -1,7 +1,7 @@
 /**
- * Adversarial review of the shared stream driver (src/tts/stream.ts). `it.fails` demonstrates a
- * defect found in review (passes while it exists; make it a plain `it` once fixed). Plain `it`
- * tests PIN behaviour that is correct today but was not protected by any test.
+ * Adversarial review of the shared stream driver (src/tts/stream.ts).
+ * Regression tests for defects an adversarial review found (each comment says what went wrong
+ * before the fix); plain `it` tests pin subtle behaviour that was already right.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import type { FirstwordTTS } from '../../src/tts/base.js';
@@ -27,7 +27,7 @@ describe('review: stream driver', () => {
     return reading;
   }
 
-  // DEFECT (low-medium): #finishSegment (the `final: true` frame) runs only from #finishTrack when the
+  // WAS A DEFECT (low-medium): #finishSegment (the `final: true` frame) runs only from #finishTrack when the
   // segment is already closed. Resemble tracks are closed from birth, so when the last chunk's
   // audio has fully played before the input ends (an eagerly released last sentence, then the
   // LLM's end-of-stream a little later), #closeSegment never emits the final frame: the segment has
@@ -52,7 +52,7 @@ describe('review: stream driver', () => {
     expect(out.frames[out.frames.length - 1]!.final).toBe(true);
   });
 
-  // DEFECT (low): the attempt stays bound to its socket while the stream waits for the LLM. If the
+  // WAS A DEFECT (low): the attempt stays bound to its socket while the stream waits for the LLM. If the
   // provider closes that socket meanwhile (idle close) with nothing of ours outstanding, the next
   // send throws the socket's stored failure and the whole attempt fails: a retry is spent (100 ms
   // + handshake) although no audio was in flight, and with maxRetry 0 the turn fails. Re-acquire
