@@ -4,7 +4,10 @@
  * trusting the mean, and it is large while there are few samples.
  */
 export interface EwmaOptions {
-  /** Weight of a new sample in the mean. @defaultValue 0.25 */
+  /**
+   * Weight of a new sample in the mean once there are enough samples; before that the n-th sample
+   * weighs 1/n (a plain average), so a few turns already give a fair estimate. @defaultValue 0.25
+   */
   gain: number;
   /** Weight of a new sample's distance from the mean in the deviation. @defaultValue 0.25 */
   deviationGain: number;
@@ -48,7 +51,9 @@ export class EwmaEstimate {
       this.#deviation = Math.abs(sample) * this.#opts.firstDeviationFraction;
     } else {
       // Deviation first, against the mean the sample was a surprise to (RFC 6298 order).
-      const { gain, deviationGain } = this.#opts;
+      const average = 1 / (this.#count + 1);
+      const gain = Math.max(this.#opts.gain, average);
+      const deviationGain = Math.max(this.#opts.deviationGain, average);
       this.#deviation += deviationGain * (Math.abs(sample - this.#mean) - this.#deviation);
       this.#mean += gain * (sample - this.#mean);
     }

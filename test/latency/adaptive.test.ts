@@ -122,6 +122,16 @@ describe('EwmaEstimate', () => {
     expect([e.mean, e.deviation, e.count]).toEqual([200, 50, 1]);
   });
 
+  it('averages its first samples plainly, then weighs new ones by the gain', () => {
+    const e = new EwmaEstimate(0);
+    for (const x of [100, 200, 300]) e.observe(x);
+    expect(e.mean).toBeCloseTo(200, 9); // (100 + 200 + 300) / 3
+    e.observe(400); // fourth sample: 1/4 = the gain
+    expect(e.mean).toBeCloseTo(250, 9);
+    e.observe(1250); // from now on the gain (0.25), not 1/5
+    expect(e.mean).toBeCloseTo(250 + 0.25 * 1000, 9);
+  });
+
   it('converges on a steady signal and its deviation shrinks', () => {
     const e = new EwmaEstimate(10);
     for (let i = 0; i < 40; i++) e.observe(100);
