@@ -1,0 +1,194 @@
+/** Command line of `npm run bench`: every flag validated, one clear error for the first bad one. */
+import { SCENARIOS } from './scenarios.js';
+import { DEFAULT_STRATEGIES, STRATEGY_NAMES, type StrategyName } from './strategies.js';
+
+export interface BenchArgs {
+  json: string | undefined;
+  turns: string | undefined;
+  outDir: string;
+  reps: number;
+  lanes: number;
+  tokensPerSecond: number[];
+  firstTokenMs: number;
+  firstByteMs: number;
+  realTimeFactor: number;
+  msPerCharKo: number;
+  msPerCharEn: number;
+  llmJitter: number;
+  gapToleranceMs: number;
+  strategies: StrategyName[];
+  scenarios: string[];
+  loadStreams: number;
+  loadRealTimeFactor: number;
+  skipLoad: boolean;
+  skipLatency: boolean;
+  seed: number;
+}
+
+export const DEFAULT_ARGS: BenchArgs = {
+  json: undefined,
+  turns: undefined,
+  outDir: 'out/bench',
+  reps: 10,
+  lanes: 40,
+  tokensPerSecond: [40, 15],
+  firstTokenMs: 300,
+  firstByteMs: 120,
+  realTimeFactor: 0.2,
+  msPerCharKo: 110,
+  msPerCharEn: 65,
+  llmJitter: 0,
+  gapToleranceMs: 1,
+  strategies: [...DEFAULT_STRATEGIES],
+  scenarios: SCENARIOS.map((s) => s.name),
+  loadStreams: 100,
+  loadRealTimeFactor: 0.2,
+  skipLoad: false,
+  skipLatency: false,
+  seed: 1,
+};
+
+export const HELP = `npm run bench -- [options]
+
+Side-by-side time to first audio of five strategies against the local Cartesia-protocol server
+(real WebSockets on 127.0.0.1, server in a child process), then a load test of concurrent
+firstword streams. Prints a table, writes a PNG chart (and optionally JSON).
+
+Workload
+  --reps N                 repetitions of every scenario x strategy x rate   (default ${DEFAULT_ARGS.reps})
+  --lanes N                concurrent calls (lanes), shared out by work        (default ${DEFAULT_ARGS.lanes})
+  --tps LIST               LLM tokens per second, comma-separated             (default ${DEFAULT_ARGS.tokensPerSecond.join(',')})
+  --first-token-ms MS      LLM request -> first token                         (default ${DEFAULT_ARGS.firstTokenMs})
+  --llm-jitter F           each token gap varies by +-F (0..0.9)              (default ${DEFAULT_ARGS.llmJitter})
+  --first-byte-ms MS       provider text -> first audio byte                  (default ${DEFAULT_ARGS.firstByteMs})
+  --rtf F                  provider real-time factor (0..2)                   (default ${DEFAULT_ARGS.realTimeFactor})
+  --ms-per-char-ko MS      speech per Korean character                        (default ${DEFAULT_ARGS.msPerCharKo})
+  --ms-per-char-en MS      speech per English character                       (default ${DEFAULT_ARGS.msPerCharEn})
+  --gap-tolerance-ms MS    playout gaps up to this are not underruns          (default ${DEFAULT_ARGS.gapToleranceMs})
+  --strategies LIST        any of: ${STRATEGY_NAMES.join(', ')}
+                           (default: all but firstword-eager, an experiment)
+  --scenarios LIST         subset of scenario names (or ko / en)
+  --seed N                 seed of the token splitter and LLM jitter          (default ${DEFAULT_ARGS.seed})
+
+Load
+  --load-streams N         concurrent 24 kHz firstword streams in one process (default ${DEFAULT_ARGS.loadStreams})
+  --load-rtf F             provider real-time factor during the load test     (default ${DEFAULT_ARGS.loadRealTimeFactor})
+  --skip-load              latency only
+  --skip-latency           load only
+
+Output
+  --json FILE              write {scenarios: [...], load: {...}}
+  --turns FILE             write every measured turn (JSON lines)
+  --out DIR                chart directory                                    (default ${DEFAULT_ARGS.outDir})
+  --help                   this text
+`;
+
+export class ArgsError extends Error {}
+
+export function parseArgs(argv: readonly string[]): BenchArgs | 'help' {
+  const args: BenchArgs = { ...DEFAULT_ARGS };
+  const scenarioNames = SCENARIOS.map((s) => s.name);
+  for (let i = 0; i < argv.length; i++) {
+    const flag = argv[i]!;
+    const value = (): string => {
+      const v = argv[++i];
+      if (v === undefined || v.startsWith('--')) throw new ArgsError(`${flag} needs a value`);
+      return v;
+    };
+    const num = (min: number, max: number, integer = false): number => {
+      const raw = value();
+      const n = Number(raw);
+      if (!Number.isFinite(n) || n < min || n > max || (integer && !Number.isInteger(n))) {
+        throw new ArgsError(`${flag} must be ${integer ? 'an integer' : 'a number'} in [${min}, ${max}], got ${JSON.stringify(raw)}`);
+      }
+      return n;
+    };
+    switch (flag) {
+      case '--help':
+      case '-h':
+        return 'help';
+      case '--json':
+        args.json = value();
+        break;
+      case '--turns':
+        args.turns = value();
+        break;
+      case '--out':
+        args.outDir = value();
+        break;
+      case '--reps':
+        args.reps = num(1, 1000, true);
+        break;
+      case '--lanes':
+        args.lanes = num(1, 256, true);
+        break;
+      case '--tps': {
+        const list = value().split(',').map((s) => Number(s.trim()));
+        if (list.length === 0 || list.some((n) => !Number.isFinite(n) || n < 1 || n > 1000)) {
+          throw new ArgsError('--tps must be a comma-separated list of rates in [1, 1000]');
+        }
+        args.tokensPerSecond = [...new Set(list)];
+        break;
+      }
+      case '--first-token-ms':
+        args.firstTokenMs = num(0, 10_000);
+        break;
+      case '--llm-jitter':
+        args.llmJitter = num(0, 0.9);
+        break;
+      case '--first-byte-ms':
+        args.firstByteMs = num(0, 10_000);
+        break;
+      case '--rtf':
+        args.realTimeFactor = num(0, 2);
+        break;
+      case '--ms-per-char-ko':
+        args.msPerCharKo = num(1, 1000);
+        break;
+      case '--ms-per-char-en':
+        args.msPerCharEn = num(1, 1000);
+        break;
+      case '--gap-tolerance-ms':
+        args.gapToleranceMs = num(0, 1000);
+        break;
+      case '--strategies':
+        args.strategies = pickList(value(), STRATEGY_NAMES, flag);
+        break;
+      case '--scenarios': {
+        const raw = value();
+        const wanted = raw.split(',').map((s) => s.trim());
+        const picked = scenarioNames.filter((n) => wanted.some((w) => n === w || n.startsWith(`${w}-`)));
+        const unknown = wanted.filter((w) => !scenarioNames.some((n) => n === w || n.startsWith(`${w}-`)));
+        if (unknown.length) throw new ArgsError(`--scenarios: unknown ${unknown.join(', ')} (known: ${scenarioNames.join(', ')})`);
+        args.scenarios = picked;
+        break;
+      }
+      case '--seed':
+        args.seed = num(0, 2 ** 31, true);
+        break;
+      case '--load-streams':
+        args.loadStreams = num(1, 1000, true);
+        break;
+      case '--load-rtf':
+        args.loadRealTimeFactor = num(0, 2);
+        break;
+      case '--skip-load':
+        args.skipLoad = true;
+        break;
+      case '--skip-latency':
+        args.skipLatency = true;
+        break;
+      default:
+        throw new ArgsError(`unknown option ${flag} (see --help)`);
+    }
+  }
+  if (args.skipLoad && args.skipLatency) throw new ArgsError('--skip-load and --skip-latency together leave nothing to run');
+  return args;
+}
+
+function pickList<T extends string>(raw: string, known: readonly T[], flag: string): T[] {
+  const wanted = raw.split(',').map((s) => s.trim());
+  const unknown = wanted.filter((w) => !(known as readonly string[]).includes(w));
+  if (unknown.length || wanted.length === 0) throw new ArgsError(`${flag}: unknown ${unknown.join(', ')} (known: ${known.join(', ')})`);
+  return known.filter((k) => wanted.includes(k));
+}

@@ -1,0 +1,158 @@
+/**
+ * The five ways to voice a streamed reply, each behind the same interface: given a trace, speak
+ * it and report when every frame arrived. All of them talk to the same local Cartesia server over
+ * real WebSockets.
+ */
+import { tts } from '@livekit/agents';
+import { TTS as CartesiaPluginTTS } from '@livekit/agents-plugin-cartesia';
+import type { FirstChunkPlan, LatencyEstimates } from '../src/latency/adaptive.js';
+import { CartesiaTTS, type CartesiaTTSOptions } from '../src/tts/index.js';
+import { createEagerCommaDetector } from './eager-boundaries.js';
+import { type Trace, replay } from './llm.js';
+import type { ArrivedFrame } from './playout.js';
+import type { Language } from './scenarios.js';
+
+export const STRATEGY_NAMES = ['naive', 'sentence', 'livekit-cartesia', 'firstword', 'firstword-adaptive', 'firstword-eager'] as const;
+export type StrategyName = (typeof STRATEGY_NAMES)[number];
+/** What `npm run bench` runs unless --strategies says otherwise (the eager one is an experiment). */
+export const DEFAULT_STRATEGIES: readonly StrategyName[] = STRATEGY_NAMES.filter((n) => n !== 'firstword-eager');
+
+export const STRATEGY_NOTES: Record<StrategyName, string> = {
+  naive: 'whole reply in one request after the LLM finishes (firstword driver, unit policy)',
+  sentence: 'a request at every sentence end (firstword driver, sentence policy)',
+  'livekit-cartesia': 'official @livekit/agents-plugin-cartesia 1.8.1 stream()',
+  firstword: 'firstword CartesiaTTS, asymmetric chunking (default)',
+  'firstword-adaptive': 'firstword CartesiaTTS, asymmetric + chunking.adaptive',
+  'firstword-eager': 'experiment: firstword with a comma after a letter cut at once (bench/eager-boundaries.ts)',
+};
+
+export interface TurnOutcome {
+  /** Frames with their arrival, ms after the LLM request. */
+  frames: ArrivedFrame[];
+  /** Provider context ids the audio came from (to count what was sent). */
+  contextIds: string[];
+  /** firstword-adaptive: the first-chunk target planned for this turn, and the estimates behind it. */
+  firstChunkTarget?: number;
+  adaptive?: { plan: FirstChunkPlan; estimates: LatencyEstimates };
+}
+
+export interface Strategy {
+  readonly name: StrategyName;
+  prewarm(): Promise<void>;
+  speak(trace: Trace, t0: number): Promise<TurnOutcome>;
+  close(): Promise<void>;
+}
+
+export interface LaneSetup {
+  language: Language;
+  baseURL: string;
+  sampleRate: number;
+  turnTimeoutMs: number;
+}
+
+export function createStrategy(name: StrategyName, setup: LaneSetup): Strategy {
+  if (name === 'livekit-cartesia') return new PluginStrategy(setup);
+  const chunking: CartesiaTTSOptions['chunking'] =
+    name === 'naive'
+      ? { policy: 'unit' }
+      : name === 'sentence'
+        ? { policy: 'sentence' }
+        : name === 'firstword-adaptive'
+          ? { policy: 'asymmetric', adaptive: true }
+          : name === 'firstword-eager'
+            ? { policy: 'asymmetric', boundaryDetector: createEagerCommaDetector() }
+            : { policy: 'asymmetric' };
+  return new FirstwordStrategy(name, setup, chunking);
+}
+
+class FirstwordStrategy implements Strategy {
+  readonly name: StrategyName;
+  readonly #engine: CartesiaTTS;
+  readonly #setup: LaneSetup;
+
+  constructor(name: StrategyName, setup: LaneSetup, chunking: CartesiaTTSOptions['chunking']) {
+    this.name = name;
+    this.#setup = setup;
+    this.#engine = new CartesiaTTS({
+      apiKey: 'test-key',
+      voice: 'bench-voice',
+      baseURL: setup.baseURL,
+      sampleRate: setup.sampleRate,
+      language: setup.language,
+      chunking,
+    });
+  }
+
+  prewarm(): Promise<void> {
+    return this.#engine.prewarm();
+  }
+
+  async speak(trace: Trace, t0: number): Promise<TurnOutcome> {
+    const stream = this.#engine.stream();
+    const adaptive = this.#engine.adaptiveFirstChunk;
+    const plan = adaptive?.lastPlan;
+    const estimates = adaptive?.estimates;
+    const outcome = await drive(stream, trace, t0, this.#setup.turnTimeoutMs);
+    return plan && estimates ? { ...outcome, firstChunkTarget: plan.targetChars, adaptive: { plan, estimates } } : outcome;
+  }
+
+  close(): Promise<void> {
+    return this.#engine.close();
+  }
+}
+
+class PluginStrategy implements Strategy {
+  readonly name = 'livekit-cartesia' as const;
+  readonly #engine: CartesiaPluginTTS;
+  readonly #setup: LaneSetup;
+
+  constructor(setup: LaneSetup) {
+    this.#setup = setup;
+    this.#engine = new CartesiaPluginTTS({
+      apiKey: 'test-key',
+      baseUrl: setup.baseURL,
+      sampleRate: setup.sampleRate,
+      language: setup.language,
+    });
+  }
+
+  async prewarm(): Promise<void> {
+    this.#engine.prewarm();
+  }
+
+  speak(trace: Trace, t0: number): Promise<TurnOutcome> {
+    return drive(this.#engine.stream(), trace, t0, this.#setup.turnTimeoutMs);
+  }
+
+  close(): Promise<void> {
+    return this.#engine.close();
+  }
+}
+
+/** Feeds the trace in real time while reading frames until END_OF_STREAM; bounded by `timeoutMs`. */
+async function drive(stream: tts.SynthesizeStream, trace: Trace, t0: number, timeoutMs: number): Promise<TurnOutcome> {
+  const frames: ArrivedFrame[] = [];
+  const contextIds = new Set<string>();
+  const feeding = replay(trace, t0, { push: (token) => stream.pushText(token), end: () => stream.endInput() });
+  const reading = (async () => {
+    for await (const event of stream) {
+      if (event === tts.SynthesizeStream.END_OF_STREAM) return;
+      const at = performance.now() - t0;
+      contextIds.add(event.requestId);
+      frames.push({ at, ms: (event.frame.samplesPerChannel * 1000) / event.frame.sampleRate });
+    }
+  })();
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    await Promise.race([
+      Promise.all([feeding, reading]),
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`turn did not finish within ${timeoutMs} ms`)), timeoutMs);
+      }),
+    ]);
+  } finally {
+    clearTimeout(timer);
+    stream.close();
+  }
+  return { frames, contextIds: [...contextIds] };
+}
