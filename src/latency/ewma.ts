@@ -13,7 +13,7 @@ export interface EwmaOptions {
   deviationGain: number;
   /**
    * The first sample replaces the prior; its deviation starts at this fraction of it, because one
-   * sample says nothing about spread. @defaultValue 0.25
+   * sample says nothing about spread. @defaultValue 0.1
    */
   firstDeviationFraction: number;
 }
@@ -21,7 +21,7 @@ export interface EwmaOptions {
 export const DEFAULT_EWMA_OPTIONS: EwmaOptions = {
   gain: 0.25,
   deviationGain: 0.25,
-  firstDeviationFraction: 0.25,
+  firstDeviationFraction: 0.1,
 };
 
 export class EwmaEstimate {

@@ -119,7 +119,7 @@ describe('EwmaEstimate', () => {
     const e = new EwmaEstimate(50, 5);
     expect([e.mean, e.deviation, e.count]).toEqual([50, 5, 0]);
     e.observe(200);
-    expect([e.mean, e.deviation, e.count]).toEqual([200, 50, 1]);
+    expect([e.mean, e.deviation, e.count]).toEqual([200, 20, 1]);
   });
 
   it('averages its first samples plainly, then weighs new ones by the gain', () => {
