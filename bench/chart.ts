@@ -16,6 +16,7 @@ const COLORS: Record<StrategyName, string> = {
   firstword: '#e53935',
   'firstword-adaptive': '#fb8c00',
   'firstword-eager': '#8e24aa',
+  'firstword-min2': '#00897b',
 };
 
 const WIDTH = 1600;

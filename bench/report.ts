@@ -153,6 +153,9 @@ export function printTable(rows: readonly Row[], strategies: readonly StrategyNa
       const parts = strategies
         .filter((s) => means[s] !== undefined)
         .map((s) => `${s} ${ms(means[s])}${lk ? ` (x${(means[s]! / lk).toFixed(2)})` : ''}`);
+      const mine = rows.filter((r) => r.language === language && r.tokensPerSecond === tps);
+      const floor = mean(mine.map((r) => Object.values(r.cells)[0]?.floorMs ?? Number.NaN));
+      if (mine.length) parts.push(`floor ${ms(floor)}${lk ? ` (x${(floor / lk).toFixed(2)})` : ''}`);
       log(`  ${language} mean p50 over scenarios: ${parts.join(', ')}`);
     }
   }

@@ -12,10 +12,19 @@ import { type Trace, replay } from './llm.js';
 import type { ArrivedFrame } from './playout.js';
 import type { Language } from './scenarios.js';
 
-export const STRATEGY_NAMES = ['naive', 'sentence', 'livekit-cartesia', 'firstword', 'firstword-adaptive', 'firstword-eager'] as const;
+export const STRATEGY_NAMES = [
+  'naive',
+  'sentence',
+  'livekit-cartesia',
+  'firstword',
+  'firstword-adaptive',
+  'firstword-eager',
+  'firstword-min2',
+] as const;
 export type StrategyName = (typeof STRATEGY_NAMES)[number];
-/** What `npm run bench` runs unless --strategies says otherwise (the eager one is an experiment). */
-export const DEFAULT_STRATEGIES: readonly StrategyName[] = STRATEGY_NAMES.filter((n) => n !== 'firstword-eager');
+const EXPERIMENTS: readonly StrategyName[] = ['firstword-eager', 'firstword-min2'];
+/** What `npm run bench` runs unless --strategies says otherwise (experiments only on request). */
+export const DEFAULT_STRATEGIES: readonly StrategyName[] = STRATEGY_NAMES.filter((n) => !EXPERIMENTS.includes(n));
 
 export const STRATEGY_NOTES: Record<StrategyName, string> = {
   naive: 'whole reply in one request after the LLM finishes (firstword driver, unit policy)',
@@ -24,6 +33,7 @@ export const STRATEGY_NOTES: Record<StrategyName, string> = {
   firstword: 'firstword CartesiaTTS, asymmetric chunking (default)',
   'firstword-adaptive': 'firstword CartesiaTTS, asymmetric + chunking.adaptive',
   'firstword-eager': 'experiment: firstword with a comma after a letter cut at once (bench/eager-boundaries.ts)',
+  'firstword-min2': 'experiment: firstword with firstChunkMinWords 2 (a two-word first clause may be spoken alone)',
 };
 
 export interface TurnOutcome {
@@ -61,7 +71,9 @@ export function createStrategy(name: StrategyName, setup: LaneSetup): Strategy {
           ? { policy: 'asymmetric', adaptive: true }
           : name === 'firstword-eager'
             ? { policy: 'asymmetric', boundaryDetector: createEagerCommaDetector() }
-            : { policy: 'asymmetric' };
+            : name === 'firstword-min2'
+              ? { policy: 'asymmetric', firstChunkMinWords: 2 }
+              : { policy: 'asymmetric' };
   return new FirstwordStrategy(name, setup, chunking);
 }
 
