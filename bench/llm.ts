@@ -7,6 +7,7 @@
  * and newlines on their own. A sentence end is therefore confirmed only by the next token's
  * leading space, as with a real LLM.
  */
+import { seededRandom } from '../test/servers/prng.js';
 import type { Language } from './scenarios.js';
 
 export interface TraceOptions {
@@ -26,17 +27,7 @@ export interface Trace {
   endMs: number;
 }
 
-/** mulberry32: deterministic for a seed. */
-export function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export { seededRandom };
 
 const PIECES = /(\s*)([A-Za-z']+|[\uac00-\ud7a3]+|\d+|[^\sA-Za-z'\uac00-\ud7a3\d])/gu;
 

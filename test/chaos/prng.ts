@@ -2,6 +2,8 @@
  * A seeded PRNG (mulberry32) with the few draws the chaos suite and the soak need, so a failing
  * run reproduces from its seed alone.
  */
+import { seededRandom } from '../servers/prng.js';
+
 export interface Rng {
   readonly seed: number;
   /** Float in [0, 1). */
@@ -15,14 +17,7 @@ export interface Rng {
 }
 
 export function createRng(seed: number): Rng {
-  let state = seed >>> 0;
-  const next = (): number => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const next = seededRandom(seed);
   return {
     seed,
     next,

@@ -1,5 +1,6 @@
 /** Cancellable waits and a seeded PRNG: every timer the server starts can be stopped by an AbortSignal. */
 
+import { seededRandom } from '../prng.js';
 export class AbortedWait extends Error {
   constructor() {
     super('wait aborted');
@@ -58,17 +59,7 @@ export class OneShotTimer {
   }
 }
 
-/** mulberry32: small, fast, deterministic for a given seed. Returns floats in [0, 1). */
-export function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export { seededRandom };
 
 export function isAbort(error: unknown): boolean {
   return error instanceof AbortedWait;

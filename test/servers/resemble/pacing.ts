@@ -1,4 +1,5 @@
 /** Timing and randomness for streaming: abortable waits, a seeded PRNG, frame sizes and release times. */
+import { seededRandom } from '../prng.js';
 import { performance } from 'node:perf_hooks';
 
 /**
@@ -31,17 +32,7 @@ export function pauseUntil(time: number, signal: AbortSignal): Promise<boolean> 
   return pause(time - performance.now(), signal);
 }
 
-/** mulberry32: tiny, seedable, good enough to pick frame cuts. Returns floats in [0, 1). */
-export function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export { seededRandom };
 
 /** A stream per request, so frame cuts do not depend on how requests interleave. */
 export function randomForRequest(seed: number, index: number): () => number {
