@@ -44,7 +44,8 @@ export interface AppConfig {
     /** Send SSML to Resemble (LLM markup escaped). */
     resembleSsml: boolean;
   };
-  chunking: { policy: ChunkPolicy };
+  /** `adaptive`: size each reply's first chunk from measured LLM rate and provider latency. */
+  chunking: { policy: ChunkPolicy; adaptive: boolean };
   tuning: { ackMode: AckMode; ackSlowMs: number; metricsPort?: number };
   logLevel: string;
 }
@@ -172,6 +173,7 @@ const envSchema = z.object({
   TTS_NORMALIZE: choice(['on', 'off'] as const),
   RESEMBLE_SSML: choice(['on', 'off'] as const),
   CHUNK_POLICY: choice(['asymmetric', 'sentence', 'unit'] as const),
+  CHUNK_ADAPTIVE: choice(['on', 'off'] as const),
   ACK_MODE: choice(['off', 'always', 'slow'] as const),
   ACK_SLOW_MS: wholeNumber(0, 10_000, 'milliseconds'),
   METRICS_PORT: wholeNumber(1, 65535, 'port'),
@@ -298,7 +300,7 @@ function buildConfig(env: ParsedEnv, provider: TtsProvider): AppConfig {
       normalize: (env.TTS_NORMALIZE ?? 'on') === 'on',
       resembleSsml: env.RESEMBLE_SSML === 'on',
     },
-    chunking: { policy: env.CHUNK_POLICY ?? CONFIG_DEFAULTS.chunkPolicy },
+    chunking: { policy: env.CHUNK_POLICY ?? CONFIG_DEFAULTS.chunkPolicy, adaptive: env.CHUNK_ADAPTIVE === 'on' },
     tuning: {
       ackMode: env.ACK_MODE ?? CONFIG_DEFAULTS.ackMode,
       ackSlowMs: env.ACK_SLOW_MS ?? CONFIG_DEFAULTS.ackSlowMs,

@@ -153,6 +153,14 @@ describe('loadConfig', () => {
       expect(loadConfig(cartesia, { mode: 'demo' }).tts.sampleRate).toBe(24000);
     });
 
+    it('reads CHUNK_ADAPTIVE as an on/off switch (off by default)', () => {
+      expect(loadConfig({}, { mode: 'demo' }).chunking).toEqual({ policy: 'asymmetric', adaptive: false });
+      expect(loadConfig({ CHUNK_ADAPTIVE: 'on', CHUNK_POLICY: 'sentence' }, { mode: 'demo' }).chunking).toEqual({
+        policy: 'sentence',
+        adaptive: true,
+      });
+    });
+
     it('reads TTS_NORMALIZE and RESEMBLE_SSML as on/off switches', () => {
       expect(loadConfig({}, { mode: 'demo' }).tts).toMatchObject({ normalize: true, resembleSsml: false });
       expect(loadConfig({ TTS_NORMALIZE: 'off', RESEMBLE_SSML: 'ON' }, { mode: 'demo' }).tts).toMatchObject({

@@ -17,7 +17,7 @@ export interface CreatedTTS {
 const LOCAL_DEFAULT_SAMPLE_RATE = 22050;
 
 export async function createTTS(config: AppConfig): Promise<CreatedTTS> {
-  const chunking = { policy: config.chunking.policy };
+  const chunking = { policy: config.chunking.policy, adaptive: config.chunking.adaptive };
   const speech = config.tts.normalize ? {} : (false as const);
   const sampleRate = config.tts.sampleRate;
   switch (config.tts.provider) {
