@@ -323,6 +323,7 @@ function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal?.aborted) return reject(new APIConnectionError({ message: 'aborted', options: { retryable: false } }));
     const t = setTimeout(resolve, ms);
+    t.unref?.(); // a backoff wait must not keep the process alive
     signal?.addEventListener('abort', () => {
       clearTimeout(t);
       reject(new APIConnectionError({ message: 'aborted', options: { retryable: false } }));

@@ -212,7 +212,9 @@ export class ProviderSocket {
     try {
       events = this.#codec.decode(data, isBinary, this.#fifoHead());
     } catch (err) {
-      this.#logger.warn({ provider: this.#codec.provider, err }, 'undecodable provider message');
+      // The parse error would quote the payload (customer text): log its shape only.
+      const bytes = Array.isArray(data) ? data.reduce((n, b) => n + b.length, 0) : (data as Buffer).byteLength;
+      this.#logger.warn({ provider: this.#codec.provider, bytes, isBinary, error: (err as Error).name }, 'undecodable provider message');
       return;
     }
     for (const ev of events) this.#route(ev);
