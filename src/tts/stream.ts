@@ -2,18 +2,15 @@ import {
   APIConnectionError,
   APIError,
   type APIConnectOptions,
-  createTimedString,
   log,
   shortuuid,
-  type TimedString,
   tts,
 } from '@livekit/agents';
-import { AudioFrame } from '@livekit/rtc-node';
 import type { EventEmitter } from 'node:events';
 import { type Chunk, type Chunker, createChunker } from '../chunking/index.js';
 import type { ProviderCodec, ProviderEvent, TrackKey, TrackTiming } from './codec.js';
 import { splitForLimit } from './pcm.js';
-import { PcmFrameSplitter } from './pcm-frames.js';
+import { OrderedPlayout } from './playout.js';
 import type { SocketPool } from './pool.js';
 import type { ProviderSocket, TrackOwner } from './socket.js';
 import { type TimelineEvents, now } from './timeline.js';
@@ -44,15 +41,11 @@ export class DriverStream extends tts.SynthesizeStream implements TrackOwner {
   #timeline: EventEmitter<TimelineEvents>;
   #chunker: Chunker;
   #segments: Segment[] = [];
-  #order: Track[] = []; // play order across segments
-  #head = 0; // index in #order of the track now playing
   #byKey = new Map<TrackKey, Track>();
   #inputDone = false;
   #pump: Promise<void> | undefined;
   #attempt: Attempt | undefined;
-  #bytes: PcmFrameSplitter;
-  #held: tts.SynthesizedAudio | undefined;
-  #carryTimed: TimedString[] = [];
+  #playout: OrderedPlayout;
   #firstFrameEmitted = false;
   #chunkIndex = 0;
   #endOfStreamSent = false;
@@ -73,7 +66,20 @@ export class DriverStream extends tts.SynthesizeStream implements TrackOwner {
     this.#opts = opts;
     this.#timeline = timeline;
     this.#chunker = createChunker(opts.chunking);
-    this.#bytes = new PcmFrameSplitter(codec.sampleRate, 1, Math.round((codec.sampleRate * opts.frameMs) / 1000));
+    this.#playout = new OrderedPlayout(codec.sampleRate, Math.round((codec.sampleRate * opts.frameMs) / 1000), {
+      put: (audio) => this.#put(audio),
+      trackDone: (track, startSample, endSample) =>
+        this.#timeline.emit('track_done', {
+          streamId: this.id,
+          segmentId: track.segment.id,
+          track: track.key,
+          chunks: track.chunks,
+          startSample,
+          endSample,
+          sampleRate: codec.sampleRate,
+          at: now(),
+        }),
+    });
   }
 
   protected async run(): Promise<void> {
@@ -212,7 +218,7 @@ export class DriverStream extends tts.SynthesizeStream implements TrackOwner {
   #newTrack(segment: Segment, closed: boolean): Track {
     const track = new Track(this.#codec.newTrack(), segment, closed);
     segment.tracks.push(track);
-    this.#order.push(track);
+    this.#playout.add(track);
     this.#byKey.set(track.key, track);
     return track;
   }
@@ -222,8 +228,7 @@ export class DriverStream extends tts.SynthesizeStream implements TrackOwner {
     segment.closed = true;
     for (const t of segment.tracks) t.closed = true;
     // Its audio may have finished playing before the input ended: the last frame is still owed.
-    const last = segment.tracks[segment.tracks.length - 1];
-    if (last && last.ended && this.#order.indexOf(last) < this.#head) this.#finishSegment(segment);
+    this.#playout.segmentClosed(segment);
     this.#trySend();
     this.#checkComplete();
   }
@@ -235,7 +240,7 @@ export class DriverStream extends tts.SynthesizeStream implements TrackOwner {
     if (!attempt || this.abortSignal.aborted) return;
     const { socket } = attempt;
     try {
-      for (const track of this.#order) {
+      for (const track of this.#playout.order) {
         if (track.ended || !track.hasUnsent) continue;
         const startsNewRequest = track.sent === 0;
         if (startsNewRequest && socket.inFlightFor(this) >= this.#codec.maxInFlight) break;
@@ -272,7 +277,7 @@ export class DriverStream extends tts.SynthesizeStream implements TrackOwner {
         }
       }
     } catch (err) {
-      const gone = !socket.isOpen && !this.#order.some((t) => !t.ended && t.sent > t.firstOnKey);
+      const gone = !socket.isOpen && !this.#playout.order.some((t) => !t.ended && t.sent > t.firstOnKey);
       if (gone) attempt.fail(new SocketGoneIdle({ message: `${this.#codec.provider} socket closed while idle` }));
       else attempt.fail(err instanceof APIError ? err : new APIConnectionError({ message: String(err) }));
     }
@@ -292,7 +297,7 @@ export class DriverStream extends tts.SynthesizeStream implements TrackOwner {
         }
         if (ev.timings) this.#addTimings(track, ev.timings);
         const pcm = track.reassembler.push(ev.pcm);
-        if (pcm.length) this.#acceptAudio(track, pcm);
+        if (pcm.length) this.#playout.accept(track, pcm);
         break;
       }
       case 'timings':
@@ -333,130 +338,17 @@ export class DriverStream extends tts.SynthesizeStream implements TrackOwner {
     this.#attempt?.fail(error);
   }
 
-  #acceptAudio(track: Track, pcm: Buffer): void {
-    if (track.skip > 0) {
-      const skipBytes = Math.min(pcm.length, track.skip * 2);
-      track.skip -= skipBytes / 2;
-      pcm = pcm.subarray(skipBytes);
-      if (!pcm.length) return;
-    }
-    if (this.#order[this.#head] === track) this.#play(track, pcm);
-    else track.pending.push(pcm);
-  }
-
   #endTrack(track: Track): void {
     const tail = track.reassembler.end();
-    if (tail.length) this.#acceptAudio(track, tail);
+    if (tail.length) this.#playout.accept(track, tail);
     if (track.reassembler.droppedBytes) {
       this.#logger.debug({ track: track.key, bytes: track.reassembler.droppedBytes }, 'dropped a dangling PCM byte');
     }
-    track.ended = true;
-    this.#advance();
+    this.#playout.ended(track);
     this.#trySend();
     this.#checkComplete();
   }
 
-  /** Plays every finished head track, then the buffered audio of the new head. */
-  #advance(): void {
-    while (this.#head < this.#order.length) {
-      const head = this.#order[this.#head]!;
-      if (head.pending.length) {
-        const buffered = head.pending;
-        head.pending = [];
-        for (const pcm of buffered) this.#play(head, pcm);
-      }
-      if (!head.ended) return;
-      this.#finishTrack(head);
-    }
-  }
-
-  #finishTrack(track: Track): void {
-    if (this.#order[this.#head] !== track) {
-      track.ended = true;
-      return;
-    }
-    this.#placeInSegment(track);
-    for (const frame of this.#bytes.flush()) this.#emitFrame(track, frame);
-    // Timings that came with the track's end (a word held until then) ride on the next frame out.
-    const left = this.#takeTimings(track);
-    if (left.length && this.#held) this.#held.timedTranscripts = [...(this.#held.timedTranscripts ?? []), ...left];
-    else this.#carryTimed.push(...left);
-    track.ended = true;
-    const segment = track.segment;
-    const endSample = track.segmentOffset + track.played;
-    segment.playedSamples = Math.max(segment.playedSamples, endSample);
-    this.#timeline.emit('track_done', {
-      streamId: this.id,
-      segmentId: segment.id,
-      track: track.key,
-      chunks: track.chunks,
-      startSample: track.segmentOffset,
-      endSample,
-      sampleRate: this.#codec.sampleRate,
-      at: now(),
-    });
-    this.#head++;
-    if (segment.closed && segment.tracks[segment.tracks.length - 1] === track) this.#finishSegment(segment);
-  }
-
-  /** A track's audio starts where its segment's played audio ends, fixed when it first plays. */
-  #placeInSegment(track: Track): void {
-    if (track.placed) return;
-    track.segmentOffset = track.segment.playedSamples;
-    track.placed = true;
-  }
-
-  #finishSegment(segment: Segment): void {
-    const final =
-      this.#held ??
-      ({
-        requestId: segment.id,
-        segmentId: segment.id,
-        // A one-sample frame carries `final` when the segment's audio ended on a frame boundary.
-        frame: new AudioFrame(new Int16Array(1), this.#codec.sampleRate, 1, 1),
-        final: true,
-      } satisfies tts.SynthesizedAudio);
-    this.#held = undefined;
-    final.final = true;
-    const late = this.#carryTimed.splice(0);
-    if (late.length) final.timedTranscripts = [...(final.timedTranscripts ?? []), ...late];
-    if (segment.tracks.length > 0) this.#put(final);
-  }
-
-  #play(track: Track, pcm: Buffer): void {
-    this.#placeInSegment(track);
-    track.played += pcm.length / 2;
-    for (const frame of this.#bytes.write(pcm)) this.#emitFrame(track, frame);
-  }
-
-  #emitFrame(track: Track, frame: AudioFrame): void {
-    const timed = [...this.#carryTimed.splice(0), ...this.#takeTimings(track)];
-    const audio: tts.SynthesizedAudio = {
-      requestId: track.key,
-      segmentId: track.segment.id,
-      frame,
-      final: false,
-      ...(timed.length ? { timedTranscripts: timed } : {}),
-    };
-    const segment = track.segment;
-    const maybeLast = segment.closed && segment.tracks[segment.tracks.length - 1] === track;
-    if (this.#held) {
-      this.#put(this.#held);
-      this.#held = undefined;
-    }
-    if (maybeLast) this.#held = audio;
-    else this.#put(audio);
-  }
-
-  #takeTimings(track: Track): TimedString[] {
-    if (!track.pendingTimings.length) return [];
-    const offset = track.segmentOffset / this.#codec.sampleRate;
-    const out = track.pendingTimings.map((t: TrackTiming) =>
-      createTimedString({ text: t.text, startTime: offset + t.start, endTime: offset + t.end }),
-    );
-    track.pendingTimings = [];
-    return out;
-  }
 
   #put(audio: tts.SynthesizedAudio): void {
     if (this.abortSignal.aborted || this.queue.closed) return;
@@ -470,7 +362,7 @@ export class DriverStream extends tts.SynthesizeStream implements TrackOwner {
   // ---- lifecycle ------------------------------------------------------------------------------
 
   #complete(): boolean {
-    return this.#inputDone && this.#head >= this.#order.length && this.#segments.every((s) => s.closed);
+    return this.#inputDone && this.#playout.done && this.#segments.every((s) => s.closed);
   }
 
   #checkComplete(): void {
@@ -482,20 +374,16 @@ export class DriverStream extends tts.SynthesizeStream implements TrackOwner {
   #finishStream(): void {
     if (this.#endOfStreamSent) return;
     this.#endOfStreamSent = true;
-    if (this.#held) {
-      this.#held.final = true;
-      this.#put(this.#held);
-      this.#held = undefined;
-    }
+    this.#playout.flushHeld();
     if (!this.abortSignal.aborted && !this.queue.closed) this.queue.put(tts.SynthesizeStream.END_OF_STREAM);
   }
 
   /** Barge-in: stop emitting at once, mark every outstanding track stale, keep the socket. */
   #interrupt(): void {
     const attempt = this.#attempt;
-    const stale = this.#order.length - this.#head;
+    const stale = this.#playout.order.length - this.#playout.head;
     if (attempt) attempt.socket.abandon(this);
-    this.#held = undefined;
+    this.#playout.dropHeld();
     this.#timeline.emit('interrupted', { streamId: this.id, at: now(), staleTracks: stale });
     attempt?.finish();
   }
@@ -503,8 +391,8 @@ export class DriverStream extends tts.SynthesizeStream implements TrackOwner {
   #prepareRetry(): void {
     // Audio already played stays played; everything else is synthesized again on a new key.
     // Tracks that already ended keep their buffered audio; the rest are synthesized again.
-    for (let i = this.#head; i < this.#order.length; i++) {
-      const track = this.#order[i]!;
+    for (let i = this.#playout.head; i < this.#playout.order.length; i++) {
+      const track = this.#playout.order[i]!;
       if (track.ended) continue;
       this.#byKey.delete(track.key);
       track.resetForRetry(this.#codec.newTrack());
