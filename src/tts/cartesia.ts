@@ -80,13 +80,14 @@ export class CartesiaTTS extends FirstwordTTS {
       wordTimestamps: merged.wordTimestamps,
       connectTimeoutMs: merged.connectTimeoutMs,
     });
+    const prepareText = speechPreparer(merged);
     super(
       codec,
-      { chunking: merged.chunking, frameMs: merged.frameMs, prepareText: speechPreparer(merged) },
+      { chunking: merged.chunking, frameMs: merged.frameMs, prepareText },
       merged.pool,
       { alignedTranscript: merged.wordTimestamps },
     );
-    this.#opts = { ...merged, apiKey, prepareText: speechPreparer(merged) };
+    this.#opts = { ...merged, apiKey, prepareText };
     this.#bytesUrl = providerUrl(merged.baseURL, '/tts/bytes', 'http', merged.allowInsecure);
   }
 

@@ -9,18 +9,7 @@ export interface Run {
   samples: number;
 }
 
-/** Runs of equal |sample|; silence (the 1-sample `final` marker) is ignored. */
-export function heardRuns(samples: Int16Array): Run[] {
-  const runs: Run[] = [];
-  for (const s of samples) {
-    const tag = Math.abs(s);
-    if (tag === 0) continue;
-    const last = runs[runs.length - 1];
-    if (last && last.tag === tag) last.samples++;
-    else runs.push({ tag, samples: 1 });
-  }
-  return runs;
-}
+export { heardRuns } from '../servers/audio-tag.js';
 
 /** First occurrence order: a text re-sent by a retry is still one chunk. */
 export function distinctInOrder(texts: readonly string[]): string[] {

@@ -54,3 +54,19 @@ export function tagRuns(samples: Int16Array): Array<{ tag: number; samples: numb
   }
   return runs;
 }
+
+/**
+ * The voiced runs only: silence (e.g. a 1-sample `final` marker frame) is skipped, so runs of the
+ * same tag split by it merge. This is "what was heard, in order" for the provider tests.
+ */
+export function heardRuns(samples: Int16Array): Array<{ tag: number; samples: number }> {
+  const runs: Array<{ tag: number; samples: number }> = [];
+  for (const s of samples) {
+    const tag = Math.abs(s);
+    if (tag === 0) continue;
+    const last = runs[runs.length - 1];
+    if (last && last.tag === tag) last.samples++;
+    else runs.push({ tag, samples: 1 });
+  }
+  return runs;
+}

@@ -77,21 +77,7 @@ export function tokens(text: string): string[] {
   return out;
 }
 
-/**
- * Runs of equal |sample| → the tags heard, in order, with their sample counts. Runs of the same tag
- * split across frames are merged; a 1-sample `final` marker frame of silence is ignored.
- */
-export function heardTags(samples: Int16Array): Array<{ tag: number; samples: number }> {
-  const runs: Array<{ tag: number; samples: number }> = [];
-  for (const s of samples) {
-    const tag = Math.abs(s);
-    if (tag === 0) continue;
-    const last = runs[runs.length - 1];
-    if (last && last.tag === tag) last.samples++;
-    else runs.push({ tag, samples: 1 });
-  }
-  return runs;
-}
+export { heardRuns as heardTags } from '../servers/audio-tag.js';
 
 /** A provider under test: its server, a TTS factory, and what it sent (texts in send order). */
 export interface ProviderFixture {
