@@ -4,7 +4,9 @@ import {
   isCjkTerminatorCode,
   isCloserCode,
   isDigitCode,
+  isCjkLetter,
   isHangulSyllable,
+  isLatinLetter,
   isSpaceCode,
   isTerminatorCode,
 } from './chars.js';
@@ -63,6 +65,31 @@ function hit(before: BoundaryKind | undefined, after: BoundaryKind | undefined):
   return HITS[before ? KIND_INDEX[before] : 0][after ? KIND_INDEX[after] : 0];
 }
 
+/** Opening quotes and brackets (not `'`/`‘`, which are apostrophes far more often). */
+function isQuoteOpener(code: number): boolean {
+  switch (code) {
+    case 40: // (
+    case 91: // [
+    case 123: // {
+    case 0xab: // «
+    case 0x201c: // “
+    case 0x2039: // ‹
+    case 0x3008: // 〈
+    case 0x300a: // 《
+    case 0x300c: // 「
+    case 0x300e: // 『
+    case 0x3010: // 【
+    case 0x3014: // 〔
+    case 0x3016: // 〖
+    case 0xff08: // （
+    case 0xff3b: // ［
+    case 0xff5b: // ｛
+      return true;
+    default:
+      return false;
+  }
+}
+
 /** Marker for a terminator run that must not end anything, not even a word (Dr. Kim, 1. item). */
 const GUARDED = 'guarded' as const;
 
@@ -101,6 +128,12 @@ class DefaultBoundaryScanner implements BoundaryScanner {
   #line = Line.Start;
   #prevSpace = true;
   #prevHangul = false;
+  #prevLetter = false;
+  /** Open quotes/brackets on this line: a comma inside a quotation may be followed by its closer. */
+  #quoteDepth = 0;
+  #straightQuoteOpen = false;
+  /** The previous character was a comma cut at once: the space after it is the same boundary. */
+  #clauseJustEnded = false;
 
   constructor(abbreviations: ReadonlySet<string>) {
     this.#abbreviations = abbreviations;
@@ -116,6 +149,10 @@ class DefaultBoundaryScanner implements BoundaryScanner {
     this.#line = Line.Start;
     this.#prevSpace = true;
     this.#prevHangul = false;
+    this.#prevLetter = false;
+    this.#quoteDepth = 0;
+    this.#straightQuoteOpen = false;
+    this.#clauseJustEnded = false;
   }
 
   next(char: string): BoundaryHit | undefined {
@@ -124,6 +161,8 @@ class DefaultBoundaryScanner implements BoundaryScanner {
     let before: BoundaryKind | undefined;
     let after: BoundaryKind | undefined;
     let suppressWord = false;
+    const clauseJustEnded = this.#clauseJustEnded;
+    this.#clauseJustEnded = false;
 
     if (this.#run) {
       if (isTerminatorCode(code) && this.#runClosers === 0) {
@@ -132,6 +171,7 @@ class DefaultBoundaryScanner implements BoundaryScanner {
         return undefined;
       }
       if (isCloserCode(code)) {
+        this.#trackQuotes(code);
         this.#appendToken(code);
         // A CJK sentence end may wait for one closing quote, and no longer.
         if (this.#runCjk) {
@@ -172,11 +212,14 @@ class DefaultBoundaryScanner implements BoundaryScanner {
       if (code === LINE_FEED) {
         before = 'sentence';
         this.#line = Line.Start;
-      } else if (!before && !this.#prevSpace && !suppressWord) {
+        this.#quoteDepth = 0;
+        this.#straightQuoteOpen = false;
+      } else if (!before && !this.#prevSpace && !suppressWord && !clauseJustEnded) {
         before = 'word';
       }
       this.#prevSpace = true;
       this.#prevHangul = false;
+      this.#prevLetter = false;
       this.#tokenLength = 0;
       this.#tokenLink = false;
       return hit(before, undefined);
@@ -184,6 +227,10 @@ class DefaultBoundaryScanner implements BoundaryScanner {
 
     if (isTerminatorCode(code)) this.#startRun(code);
     else if (isCjkClauseCode(code)) after = 'clause';
+    else if ((code === 44 || code === 59) && this.#certainFromTheLeft()) {
+      after = 'clause';
+      this.#clauseJustEnded = true;
+    }
     else if (code === 44 || code === 59 || code === 58) this.#clause = Clause.Spaced;
     else if (code === 0x2014) this.#clause = Clause.EmDash;
     else if ((code === 0x2013 || code === 45) && this.#prevSpace) this.#clause = Clause.SpacedDash;
@@ -192,10 +239,28 @@ class DefaultBoundaryScanner implements BoundaryScanner {
     if (this.#line !== Line.Other) {
       this.#line = isDigitCode(code) ? Line.Digits : Line.Other;
     }
+    this.#trackQuotes(code);
     this.#appendToken(code);
     this.#prevSpace = false;
     this.#prevHangul = isHangulSyllable(code);
+    this.#prevLetter = isLatinLetter(code) || isCjkLetter(code);
     return hit(before, after);
+  }
+
+  /**
+   * `,` or `;` right after a letter is a clause boundary at once: only numbers (1,500) and links
+   * put them inside a token, and a number ends in a digit. Waiting for the space would cost one
+   * LLM token on every first chunk that ends at a comma. Inside a quotation the closing quote may
+   * follow (`"Yes," she said`), so there the next character still decides.
+   */
+  #certainFromTheLeft(): boolean {
+    return this.#prevLetter && this.#quoteDepth === 0 && !this.#straightQuoteOpen && !this.#tokenLink;
+  }
+
+  #trackQuotes(code: number): void {
+    if (code === 34 || code === 0xff02) this.#straightQuoteOpen = !this.#straightQuoteOpen;
+    else if (isQuoteOpener(code)) this.#quoteDepth++;
+    else if (isCloserCode(code) && code !== 39 && code !== 0x2019 && this.#quoteDepth > 0) this.#quoteDepth--;
   }
 
   #startRun(code: number): void {
@@ -280,7 +345,8 @@ class DefaultBoundaryScanner implements BoundaryScanner {
  * - Sentence ends: `.` `!` `?` (runs like `?!`, optionally followed by closing quotes/brackets)
  *   once whitespace follows; `。` `！` `？` at once (waiting one character for a closing quote);
  *   a newline; and `.`/`?`/`!` glued between Hangul syllables.
- * - Clause boundaries: `,` `;` `:` followed by whitespace, `—`, a spaced ` – ` or ` - `, the CJK
+ * - Clause boundaries: `,` `;` right after a letter at once (outside quotations and links), else
+ *   `,` `;` `:` followed by whitespace; `—`, a spaced ` – ` or ` - `, the CJK
  *   `，` `、` `；` `：`, and an ellipsis (`...`, `…`) followed by whitespace — an ellipsis is a
  *   hesitation far more often than a sentence end ("그게... 잘 모르겠어요").
  * - A `.` after a bare number (`42. `) ends a sentence only if the next non-space character is

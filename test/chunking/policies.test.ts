@@ -13,13 +13,13 @@ const streamed = (reply: string, options?: Parameters<typeof chunksOf>[1]) =>
 
 describe('asymmetric policy (default): the first chunk', () => {
   const FIRST: ReadonlyArray<readonly [name: string, reply: string, first: [string, string]]> = [
-    ['cut at the first clause once it has 3 words', 'Okay so here, we go today and tomorrow.', ['clause', 'Okay so here,']],
-    ['not at a clause with fewer words', 'Well, I think we should, go now.', ['clause', 'Well, I think we should,']],
-    ['forced after 8 words when no clause comes', 'Well, I think we should go now and then eat something.', ['length', 'Well, I think we should go now and']],
-    ['a short first sentence merges forward', 'Sure. Let me check that for you, one moment.', ['clause', 'Sure. Let me check that for you,']],
+    ['cut at the first clause', 'Okay so here, we go today and tomorrow.', ['clause', 'Okay so here,']],
+    ['a one-word clause goes out alone (a comma is an intonation break)', 'Well, I think we should, go now.', ['clause', 'Well,']],
+    ['forced after 8 words when no clause comes', 'I think that we should go now and then eat something.', ['length', 'I think that we should go now and']],
+    ['a one-word first sentence goes out alone', 'Sure. Let me check that for you, one moment.', ['sentence', 'Sure.']],
     ['a first sentence with enough words is cut', 'I can help. Let me check that for you.', ['sentence', 'I can help.']],
-    ['Korean: eojeol count for the clause', '네, 지금 바로 확인해 볼게요, 잠시만요.', ['clause', '네, 지금 바로 확인해 볼게요,']],
-    ['Korean: a short sentence merges forward', '네. 확인해 볼게요, 잠시만 기다려 주세요.', ['clause', '네. 확인해 볼게요,']],
+    ['Korean: a one-eojeol clause goes out alone', '네, 지금 바로 확인해 볼게요, 잠시만요.', ['clause', '네,']],
+    ['Korean: a one-eojeol sentence goes out alone', '네. 확인해 볼게요, 잠시만 기다려 주세요.', ['sentence', '네.']],
     ['Korean: forced at the word boundary after 25 characters', '오늘 서울의 날씨는 맑고 기온은 영상 십오도 정도로 따뜻할 것으로 예상됩니다.', ['length', '오늘 서울의 날씨는 맑고 기온은 영상 십오도 정도로']],
     ['a forced cut never separates an abbreviation from its name', 'Today I will go and see Dr. Kim about it, then rest.', ['length', 'Today I will go and see Dr. Kim']],
     ['a forced cut never splits a dotted date', '다음 회의는 2024. 11. 29. 오후 세 시에 열릴 예정입니다.', ['length', '다음 회의는 2024. 11. 29. 오후 세']],
@@ -39,6 +39,8 @@ describe('asymmetric policy (default): the first chunk', () => {
     expect(streamed(reply, { firstChunkMaxWords: 3 })[0]).toEqual(['length', 'One two three']);
     expect(streamed('하나 둘 셋 넷 다섯 여섯 일곱 여덟.', { firstChunkMaxChars: 6 })[0]).toEqual(['length', '하나 둘 셋']);
     expect(streamed('A, b c, d e f, g.', { firstChunkMinWords: 2 })[0]).toEqual(['clause', 'A, b c,']);
+    expect(streamed('Well, I think we should, go now.', { firstChunkMinWords: 3 })[0]).toEqual(['clause', 'Well, I think we should,']);
+    expect(streamed('네. 확인해 볼게요, 잠시만 기다려 주세요.', { firstChunkMinWords: 3 })[0]).toEqual(['clause', '네. 확인해 볼게요,']);
   });
 
   it('firstChunkTargetChars replaces the limits: natural cut from target/2, forced at target', () => {
@@ -65,8 +67,8 @@ describe('asymmetric policy: later chunks', () => {
       ['end', 'Ok.'],
     ]);
     expect(streamed('네. 네. 알겠어요. 지금 바로 예약을 잡아 드릴게요. 네. 감사합니다.')).toEqual([
-      ['sentence', '네. 네. 알겠어요.'],
-      ['sentence', '지금 바로 예약을 잡아 드릴게요.'],
+      ['sentence', '네.'],
+      ['sentence', '네. 알겠어요. 지금 바로 예약을 잡아 드릴게요.'],
       ['end', '네. 감사합니다.'],
     ]);
   });
@@ -202,9 +204,26 @@ describe('eager release', () => {
     expect(releaseIndex('Here is the plan today\nFirst', { policy: 'sentence' })).toBe(22);
   });
 
-  it('releases the first clause on the space after the comma', () => {
+  it('releases a first clause ending in a comma or semicolon after a letter on that character', () => {
     const reply = 'Let me check that, one moment';
-    expect(releaseIndex(reply)).toBe(reply.indexOf(' one'));
+    expect(releaseIndex(reply)).toBe(reply.indexOf(','));
+    expect(releaseIndex('잠시만요, 확인해 볼게요')).toBe(4);
+    expect(releaseIndex('It rained; we stayed in')).toBe(9);
+  });
+
+  it('waits for the next character after a comma that a number, a quotation or a link may continue', () => {
+    expect(releaseIndex('It costs 1,500, one moment')).toBe('It costs 1,500,'.length);
+    expect(releaseIndex('He said "Yes, one moment" and left')).toBe('He said "Yes,'.length);
+    expect(releaseIndex('He said “Yes, one moment” and left')).toBe('He said “Yes,'.length);
+    expect(releaseIndex('Open https://a.b/c,d now, please')).toBe('Open https://a.b/c,d now'.length);
+    expect(releaseIndex('At 3:30: one moment')).toBe('At 3:30:'.length);
+    expect(releaseIndex('Note: one moment')).toBe('Note:'.length);
+  });
+
+  it('a closed quotation does not hold later commas back', () => {
+    expect(releaseIndex('He said "yes" twice, one moment')).toBe('He said "yes" twice'.length);
+    expect(releaseIndex('「좋아요。」 그럼, 시작할게요', { firstChunkMinWords: 2 })).toBe('「좋아요。」 그럼'.length);
+    expect(releaseIndex('He said (twice) yes, one moment')).toBe('He said (twice) yes'.length);
   });
 
   it('returns every sentence a single delta completes', () => {
@@ -237,8 +256,9 @@ describe('ranges', () => {
   it('gives heard text on interruption as a raw prefix', () => {
     const reply = '네, 지금 바로 확인해 볼게요, 잠시만요. 오늘은 3시에 치과 예약이 있어요.';
     const chunks = chunksOf(reply);
-    expect(reply.slice(0, chunks[0].end)).toBe('네, 지금 바로 확인해 볼게요,');
-    expect(reply.slice(chunks[1].start, chunks[1].end).trim()).toBe('잠시만요. 오늘은 3시에 치과 예약이 있어요.');
+    expect(reply.slice(0, chunks[0].end)).toBe('네,');
+    expect(reply.slice(0, chunks[1].end)).toBe('네, 지금 바로 확인해 볼게요, 잠시만요.');
+    expect(reply.slice(chunks[2].start, chunks[2].end).trim()).toBe('오늘은 3시에 치과 예약이 있어요.');
   });
 
   it('does not emit chunks that sanitize to nothing, and restarts offsets after end()', () => {
