@@ -6,7 +6,7 @@ export const UNIT_MAX_CHUNK_CHARS = 3000;
 
 export const DEFAULT_CHUNKER_OPTIONS = {
   policy: 'asymmetric' as ChunkPolicy,
-  firstChunkMinWords: 3,
+  firstChunkMinWords: 1,
   firstChunkMaxWords: 8,
   firstChunkMaxChars: 25,
   minSentenceChars: 12,

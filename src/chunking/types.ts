@@ -59,7 +59,7 @@ export interface BoundaryDetector {
 export interface ChunkerOptions {
   /** @defaultValue `'asymmetric'` */
   policy?: ChunkPolicy;
-  /** Words (Korean: eojeol) needed before a clause or sentence boundary may cut the first chunk. @defaultValue 3 */
+  /** Words (Korean: eojeol) needed before a clause or sentence boundary may cut the first chunk. @defaultValue 1 */
   firstChunkMinWords?: number;
   /** Force-cut the first chunk at the word boundary reached after this many words. @defaultValue 8 */
   firstChunkMaxWords?: number;

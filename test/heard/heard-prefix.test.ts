@@ -6,7 +6,8 @@ import { DEFAULT_CHARS_PER_SECOND, heardPrefix, type VoicedSpan, type WordTiming
 const RATE = 1000; // one sample per millisecond keeps the arithmetic readable
 const MS_PER_CHAR = 10;
 
-function chunksOf(reply: string, options: Parameters<typeof createChunker>[0] = {}): Chunk[] {
+/** Fixtures keep several words per first chunk (the older default): heard text is what is tested. */
+function chunksOf(reply: string, options: Parameters<typeof createChunker>[0] = { firstChunkMinWords: 3 }): Chunk[] {
   const chunker = createChunker(options);
   return [...chunker.push(reply), ...chunker.end()];
 }

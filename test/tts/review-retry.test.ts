@@ -29,10 +29,10 @@ describe('review: retries', () => {
       interleave: true,
       frameBytes: 200,
       realTimeFactor: 0.3,
-      // The longest request (the 2nd) drops after all its audio, before its audio_end: by then the
-      // shorter 3rd request, streamed concurrently, has ended but cannot play yet.
+      // The longest request (the 3rd: "Sure," goes alone) drops after all its audio, before its
+      // audio_end: by then the shorter 4th request, streamed concurrently, has ended but cannot play yet.
       fault: (_r: unknown, i: number) =>
-        i === 1 && !faulted ? ((faulted = true), { kind: 'terminate-mid-request', afterBytes: Infinity }) : undefined,
+        i === 2 && !faulted ? ((faulted = true), { kind: 'terminate-mid-request', afterBytes: Infinity }) : undefined,
     } as Record<string, unknown>);
     engine = fx.make({ speech: false });
     const sent = recordSent(engine);
@@ -41,9 +41,9 @@ describe('review: retries', () => {
     const out = await collect(stream);
     const texts = [...new Set(sent.get(stream.id))];
     expect(faulted).toBe(true);
-    expect(texts).toHaveLength(3);
+    expect(texts).toHaveLength(4);
     // Only the dropped request went out again; the ended one was kept, not re-synthesized.
-    expect(sent.get(stream.id)).toEqual([...texts, texts[1]]);
+    expect(sent.get(stream.id)).toEqual([...texts, texts[2]]);
     expect(out.endOfStream).toBe(true);
     expect(heardTags(out.samples)).toEqual(texts.map((t) => ({ tag: fx!.tagOf(t), samples: samplesForText(t, 16000, 2) })));
   });
