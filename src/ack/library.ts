@@ -5,6 +5,7 @@
 import { log, tts } from '@livekit/agents';
 import { AudioFrame } from '@livekit/rtc-node';
 import { ACK_LANGUAGES, type AckLanguage, DEFAULT_ACK_PHRASES } from './phrases.js';
+import { FirstwordTTS } from '../tts/base.js';
 
 export interface CachedAck {
   /** `<language>:<index>`, stable across processes for the same phrase list. */
@@ -81,10 +82,11 @@ export function ackFrames(ack: CachedAck): AudioFrame[] {
  * The phrase through the TTS's streaming path. Not `synthesize()`: in agents 1.9 a failed
  * ChunkedStream leaves an unhandled rejection behind (its main task rethrows after reporting),
  * which would end a process that is only preparing a nicety; a SynthesizeStream reports and ends.
- * Ack phrases are shorter than any first-clause cut, so they still go out as one request.
+ * Our own TTS sends the phrase as one request ("Sure, one moment." would otherwise be cut at its
+ * comma, and an ack is played as one piece of speech); any other TTS chunks it its own way.
  */
 async function synthesizeFrames(engine: tts.TTS, text: string, timeoutMs: number): Promise<AudioFrame[]> {
-  const stream = engine.stream();
+  const stream = engine instanceof FirstwordTTS ? engine.unitStream() : engine.stream();
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new Error(`no audio within ${timeoutMs} ms`)), timeoutMs);

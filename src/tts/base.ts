@@ -66,6 +66,14 @@ export abstract class FirstwordTTS extends tts.TTS {
     return new DriverStream(this, this.#codec, this.#pool, driver, this.timeline, options?.connOptions);
   }
 
+  /**
+   * A stream that sends all its text as one request (split only at the provider's length limit):
+   * for short fixed phrases, like a cached acknowledgement, that must not be cut at a comma.
+   */
+  unitStream(connOptions?: APIConnectOptions): DriverStream {
+    return this._wholeTextStream(this, connOptions);
+  }
+
   /** Same driver with the chunker overridden, e.g. whole text as one unit for `synthesize()`. */
   protected streamWith(driver: Partial<DriverOptions>, connOptions?: APIConnectOptions): DriverStream {
     return new DriverStream(this, this.#codec, this.#pool, { ...this.#driver, ...driver }, this.timeline, connOptions);
