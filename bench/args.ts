@@ -66,7 +66,7 @@ Workload
   --ms-per-char-en MS      speech per English character                       (default ${DEFAULT_ARGS.msPerCharEn})
   --gap-tolerance-ms MS    playout gaps up to this are not underruns          (default ${DEFAULT_ARGS.gapToleranceMs})
   --strategies LIST        any of: ${STRATEGY_NAMES.join(', ')}
-                           (default: all but the experiments firstword-eager, firstword-min2)
+                           (default: all but the experiment firstword-min3)
   --scenarios LIST         subset of scenario names (or ko / en)
   --seed N                 seed of the token splitter and LLM jitter          (default ${DEFAULT_ARGS.seed})
 

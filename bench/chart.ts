@@ -15,8 +15,7 @@ const COLORS: Record<StrategyName, string> = {
   'livekit-cartesia': '#1e88e5',
   firstword: '#e53935',
   'firstword-adaptive': '#fb8c00',
-  'firstword-eager': '#8e24aa',
-  'firstword-min2': '#00897b',
+  'firstword-min3': '#00897b',
 };
 
 const WIDTH = 1600;

@@ -121,7 +121,7 @@ export async function runLatency(
       shuffle(jobs, random);
       const lane = lanes.length;
       lanes.push(
-        runLane(group.language, group.tps, jobs, config, servers, (record) => {
+        runLane(group.language, group.tps, jobs, config, servers, config.seed * 1009 + lane, (record) => {
           records.push({ ...record, lane, startedMs: Math.round(record.startedMs - runStart) });
           onTurn(++done, total);
         }),
@@ -149,6 +149,7 @@ async function runLane(
   jobs: Job[],
   config: LatencyConfig,
   servers: RemoteServers,
+  laneSeed: number,
   record: (r: Omit<TurnRecord, 'lane'>) => void,
 ): Promise<void> {
   const baseURL = servers.urls[language];
@@ -170,8 +171,13 @@ async function runLane(
       });
       await Promise.all([...strategies.values()].map((s) => s.speak(warmTrace, performance.now())));
     }
+    const pause = seededRandom(laneSeed);
     for (const job of jobs) {
       const strategy = strategies.get(job.strategy)!;
+      // The caller's next utterance: calls are not phase-locked, so neither are the lanes. Without
+      // it every lane starts its turns in the same millisecond after identical warm-ups, and the
+      // bench measures its own event-loop bursts instead of the pipeline.
+      await new Promise((resolve) => setTimeout(resolve, TURN_PAUSE_MIN_MS + pause() * TURN_PAUSE_SPREAD_MS));
       const startedMs = performance.now();
       const outcome = await strategy.speak(job.trace, startedMs);
       const counts = await servers.chunkCounts(outcome.contextIds);
@@ -201,6 +207,9 @@ async function runLane(
     await Promise.all([...strategies.values()].map((s) => s.close().catch(() => {})));
   }
 }
+
+const TURN_PAUSE_MIN_MS = 50;
+const TURN_PAUSE_SPREAD_MS = 250;
 
 function shuffle<T>(items: T[], random: () => number): void {
   for (let i = items.length - 1; i > 0; i--) {

@@ -7,7 +7,6 @@ import { tts } from '@livekit/agents';
 import { TTS as CartesiaPluginTTS } from '@livekit/agents-plugin-cartesia';
 import type { FirstChunkPlan, LatencyEstimates } from '../src/latency/adaptive.js';
 import { CartesiaTTS, type CartesiaTTSOptions } from '../src/tts/index.js';
-import { createEagerCommaDetector } from './eager-boundaries.js';
 import { type Trace, replay } from './llm.js';
 import type { ArrivedFrame } from './playout.js';
 import type { Language } from './scenarios.js';
@@ -18,11 +17,10 @@ export const STRATEGY_NAMES = [
   'livekit-cartesia',
   'firstword',
   'firstword-adaptive',
-  'firstword-eager',
-  'firstword-min2',
+  'firstword-min3',
 ] as const;
 export type StrategyName = (typeof STRATEGY_NAMES)[number];
-const EXPERIMENTS: readonly StrategyName[] = ['firstword-eager', 'firstword-min2'];
+const EXPERIMENTS: readonly StrategyName[] = ['firstword-min3'];
 /** What `npm run bench` runs unless --strategies says otherwise (experiments only on request). */
 export const DEFAULT_STRATEGIES: readonly StrategyName[] = STRATEGY_NAMES.filter((n) => !EXPERIMENTS.includes(n));
 
@@ -32,8 +30,7 @@ export const STRATEGY_NOTES: Record<StrategyName, string> = {
   'livekit-cartesia': 'official @livekit/agents-plugin-cartesia 1.8.1 stream()',
   firstword: 'firstword CartesiaTTS, asymmetric chunking (default)',
   'firstword-adaptive': 'firstword CartesiaTTS, asymmetric + chunking.adaptive',
-  'firstword-eager': 'experiment: firstword with a comma after a letter cut at once (bench/eager-boundaries.ts)',
-  'firstword-min2': 'experiment: firstword with firstChunkMinWords 2 (a two-word first clause may be spoken alone)',
+  'firstword-min3': 'experiment: firstword with firstChunkMinWords 3 (the older default: "Sure," / "네." merge forward)',
 };
 
 export interface TurnOutcome {
@@ -69,11 +66,9 @@ export function createStrategy(name: StrategyName, setup: LaneSetup): Strategy {
         ? { policy: 'sentence' }
         : name === 'firstword-adaptive'
           ? { policy: 'asymmetric', adaptive: true }
-          : name === 'firstword-eager'
-            ? { policy: 'asymmetric', boundaryDetector: createEagerCommaDetector() }
-            : name === 'firstword-min2'
-              ? { policy: 'asymmetric', firstChunkMinWords: 2 }
-              : { policy: 'asymmetric' };
+          : name === 'firstword-min3'
+            ? { policy: 'asymmetric', firstChunkMinWords: 3 }
+            : { policy: 'asymmetric' };
   return new FirstwordStrategy(name, setup, chunking);
 }
 
