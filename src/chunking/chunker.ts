@@ -33,7 +33,10 @@ class StreamingChunker implements Chunker {
   #out: Chunk[] = [];
   #rawLength = 0;
   #rangeStart = 0;
+  /** The next chunk is cut like a first chunk: until `firstClauseWords` words have been sent. */
   #firstPending: boolean;
+  /** Words sent in this reply so far (counted only while `#firstPending`). */
+  #sentWords = 0;
 
   /** Pending sanitized text: whitespace-collapsed, no leading space, at most one trailing space. */
   #text = '';
@@ -67,6 +70,7 @@ class StreamingChunker implements Chunker {
     this.#sanitizer.flush();
     this.#scanner.reset();
     this.#cutAll(this.#options.policy === 'unit' ? 'unit' : 'flush');
+    if (this.#sentWords > 0) this.#firstPending = false;
     return out;
   }
 
@@ -78,6 +82,7 @@ class StreamingChunker implements Chunker {
     this.#rawLength = 0;
     this.#rangeStart = 0;
     this.#firstPending = this.#options.policy === 'asymmetric';
+    this.#sentWords = 0;
     return out;
   }
 
@@ -108,6 +113,8 @@ class StreamingChunker implements Chunker {
   }
 
   #firstMayEndNaturally(length: number): boolean {
+    // After a one-word "Sure," the next natural end must complete the first clause's words.
+    if (this.#sentWords > 0) return this.#sentWords + this.#words >= this.#options.firstClauseWords;
     const target = this.#options.firstChunkTargetChars;
     if (target !== undefined) return length >= Math.ceil(target / 2);
     return this.#words >= this.#options.firstChunkMinWords;
@@ -164,10 +171,10 @@ class StreamingChunker implements Chunker {
   #cut(length: number, rawCut: number, reason: ChunkReason): void {
     const text = this.#text;
     const chunkText = text.slice(0, length).trimEnd();
+    const wordsBefore = this.#words;
     if (chunkText.length > 0) {
       this.#out.push({ text: chunkText, start: this.#rangeStart, end: rawCut, reason });
       this.#rangeStart = rawCut;
-      this.#firstPending = false;
     }
     let rest = length === text.length ? '' : text.slice(length);
     if (rest.charCodeAt(0) === 32) rest = rest.slice(1);
@@ -179,6 +186,10 @@ class StreamingChunker implements Chunker {
       this.#candidateAt[slot] = shifted > 0 ? shifted : -1;
     }
     this.#recount(rest);
+    if (chunkText.length > 0 && this.#firstPending) {
+      this.#sentWords += wordsBefore - this.#words;
+      this.#firstPending = this.#sentWords < this.#options.firstClauseWords;
+    }
   }
 
   /** Word and script counts of a remainder after a cut (short: at most `maxChunkChars`). */

@@ -7,6 +7,7 @@ export const UNIT_MAX_CHUNK_CHARS = 3000;
 export const DEFAULT_CHUNKER_OPTIONS = {
   policy: 'asymmetric' as ChunkPolicy,
   firstChunkMinWords: 1,
+  firstClauseWords: 3,
   firstChunkMaxWords: 8,
   firstChunkMaxChars: 25,
   minSentenceChars: 12,
@@ -17,6 +18,7 @@ export const DEFAULT_CHUNKER_OPTIONS = {
 export interface ResolvedChunkerOptions {
   policy: ChunkPolicy;
   firstChunkMinWords: number;
+  firstClauseWords: number;
   firstChunkMaxWords: number;
   firstChunkMaxChars: number;
   minSentenceChars: number;
@@ -33,6 +35,7 @@ export function resolveChunkerOptions(options: ChunkerOptions = {}): ResolvedChu
   const resolved: ResolvedChunkerOptions = {
     policy,
     firstChunkMinWords: count('firstChunkMinWords', options.firstChunkMinWords ?? DEFAULT_CHUNKER_OPTIONS.firstChunkMinWords, 0),
+    firstClauseWords: count('firstClauseWords', options.firstClauseWords ?? DEFAULT_CHUNKER_OPTIONS.firstClauseWords, 1),
     firstChunkMaxWords: count('firstChunkMaxWords', options.firstChunkMaxWords ?? DEFAULT_CHUNKER_OPTIONS.firstChunkMaxWords, 1),
     firstChunkMaxChars: count('firstChunkMaxChars', options.firstChunkMaxChars ?? DEFAULT_CHUNKER_OPTIONS.firstChunkMaxChars, 1),
     minSentenceChars: count('minSentenceChars', options.minSentenceChars ?? DEFAULT_CHUNKER_OPTIONS.minSentenceChars, 0),

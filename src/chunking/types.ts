@@ -61,6 +61,13 @@ export interface ChunkerOptions {
   policy?: ChunkPolicy;
   /** Words (Korean: eojeol) needed before a clause or sentence boundary may cut the first chunk. @defaultValue 1 */
   firstChunkMinWords?: number;
+  /**
+   * Until this many words (Korean: eojeol) have been sent, the next chunk is cut like the first
+   * one — at the first clause or sentence end that brings the words sent to this many, or forced
+   * at the word limit — so that a one-word "Sure." is not followed by a long sentence sent whole
+   * (a long pause after it). @defaultValue 3
+   */
+  firstClauseWords?: number;
   /** Force-cut the first chunk at the word boundary reached after this many words. @defaultValue 8 */
   firstChunkMaxWords?: number;
   /**

@@ -43,6 +43,33 @@ describe('asymmetric policy (default): the first chunk', () => {
     expect(streamed('네. 확인해 볼게요, 잠시만 기다려 주세요.', { firstChunkMinWords: 3 })[0]).toEqual(['clause', '네. 확인해 볼게요,']);
   });
 
+  it('after a one-word first chunk, the next is cut like a first chunk until three words are sent', () => {
+    expect(streamed('Sure. The meeting has been moved to Thursday at three in the afternoon. Bye now.')).toEqual([
+      ['sentence', 'Sure.'],
+      ['length', 'The meeting has been moved to Thursday at'],
+      ['sentence', 'three in the afternoon.'],
+      ['end', 'Bye now.'],
+    ]);
+    // A natural end must complete the three words: "네," + "바로 확인했습니다." (3), not "네," + "네.".
+    expect(streamed('네, 네. 바로 확인했습니다. 치과 예약을 목요일 오후 네 시로 옮겨 두었어요.')).toEqual([
+      ['clause', '네,'],
+      ['sentence', '네. 바로 확인했습니다.'],
+      ['end', '치과 예약을 목요일 오후 네 시로 옮겨 두었어요.'],
+    ]);
+    expect(streamed('Sure, no problem. I have moved it.', { firstClauseWords: 1 })).toEqual([
+      ['clause', 'Sure,'],
+      ['end', 'no problem. I have moved it.'],
+    ]);
+  });
+
+  it('a flush ends the first-clause rule once anything was sent', () => {
+    const chunker = createChunker();
+    expect(brief(feed(chunker, ['Sure, '])).concat(brief(chunker.flush()))).toEqual([['clause', 'Sure,']]);
+    expect(brief(feed(chunker, ['let me look, at the calendar for next week and the week after. Done. ']))).toEqual([
+      ['sentence', 'let me look, at the calendar for next week and the week after.'],
+    ]);
+  });
+
   it('firstChunkTargetChars replaces the limits: natural cut from target/2, forced at target', () => {
     const reply = 'Yes, of course, I can definitely help you with the booking today.';
     expect(streamed(reply, { firstChunkTargetChars: 30 })[0]).toEqual(['clause', 'Yes, of course,']);
@@ -68,7 +95,8 @@ describe('asymmetric policy: later chunks', () => {
     ]);
     expect(streamed('네. 네. 알겠어요. 지금 바로 예약을 잡아 드릴게요. 네. 감사합니다.')).toEqual([
       ['sentence', '네.'],
-      ['sentence', '네. 알겠어요. 지금 바로 예약을 잡아 드릴게요.'],
+      ['sentence', '네. 알겠어요.'],
+      ['sentence', '지금 바로 예약을 잡아 드릴게요.'],
       ['end', '네. 감사합니다.'],
     ]);
   });
@@ -257,8 +285,8 @@ describe('ranges', () => {
     const reply = '네, 지금 바로 확인해 볼게요, 잠시만요. 오늘은 3시에 치과 예약이 있어요.';
     const chunks = chunksOf(reply);
     expect(reply.slice(0, chunks[0].end)).toBe('네,');
-    expect(reply.slice(0, chunks[1].end)).toBe('네, 지금 바로 확인해 볼게요, 잠시만요.');
-    expect(reply.slice(chunks[2].start, chunks[2].end).trim()).toBe('오늘은 3시에 치과 예약이 있어요.');
+    expect(reply.slice(0, chunks[1].end)).toBe('네, 지금 바로 확인해 볼게요,');
+    expect(reply.slice(chunks[2].start, chunks[2].end).trim()).toBe('잠시만요. 오늘은 3시에 치과 예약이 있어요.');
   });
 
   it('does not emit chunks that sanitize to nothing, and restarts offsets after end()', () => {
