@@ -29,7 +29,7 @@ export const DEFAULT_ARGS: BenchArgs = {
   json: undefined,
   turns: undefined,
   outDir: 'out/bench',
-  reps: 10,
+  reps: 20,
   lanes: 40,
   tokensPerSecond: [40, 15],
   firstTokenMs: 300,

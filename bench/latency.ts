@@ -113,15 +113,17 @@ export async function runLatency(
   const totalWork = work.reduce((a, b) => a + b, 0);
   const lanes: Promise<void>[] = [];
   const runStart = performance.now();
+  const laneCounts = groups.map((group, g) => Math.max(1, Math.round((config.lanes * work[g]!) / totalWork)));
+  const warm = warmUpBarrier(laneCounts.reduce((a, b) => a + b, 0));
   groups.forEach((group, g) => {
-    const count = Math.max(1, Math.round((config.lanes * work[g]!) / totalWork));
+    const count = laneCounts[g]!;
     const random = seededRandom(config.seed + group.tps + (group.language === 'ko' ? 1 : 2));
     for (const jobs of shareOut(group.jobs, count)) {
       // Mixed order within a call: the adaptive strategy learns from varied replies, not a sorted run.
       shuffle(jobs, random);
       const lane = lanes.length;
       lanes.push(
-        runLane(group.language, group.tps, jobs, config, servers, config.seed * 1009 + lane, (record) => {
+        runLane(group.language, group.tps, jobs, config, servers, config.seed * 1009 + lane, warm, (record) => {
           records.push({ ...record, lane, startedMs: Math.round(record.startedMs - runStart) });
           onTurn(++done, total);
         }),
@@ -150,6 +152,7 @@ async function runLane(
   config: LatencyConfig,
   servers: RemoteServers,
   laneSeed: number,
+  warm: WarmUpBarrier,
   record: (r: Omit<TurnRecord, 'lane'>) => void,
 ): Promise<void> {
   const baseURL = servers.urls[language];
@@ -158,6 +161,7 @@ async function runLane(
   for (const name of config.strategies) {
     strategies.set(name, createStrategy(name, { language, baseURL, sampleRate: config.sampleRate, turnTimeoutMs: config.turnTimeoutMs }));
   }
+  let arrived = false;
   try {
     await Promise.all([...strategies.values()].map((s) => s.prewarm()));
     // Two unmeasured turns per strategy, like a call's greeting and first answer: sockets open,
@@ -171,6 +175,9 @@ async function runLane(
       });
       await Promise.all([...strategies.values()].map((s) => s.speak(warmTrace, performance.now())));
     }
+    // No measured turn while another call is still opening sockets and compiling code paths.
+    arrived = true;
+    await warm.arrive();
     const pause = seededRandom(laneSeed);
     for (const job of jobs) {
       const strategy = strategies.get(job.strategy)!;
@@ -204,8 +211,32 @@ async function runLane(
       });
     }
   } finally {
+    if (!arrived) warm.leave();
     await Promise.all([...strategies.values()].map((s) => s.close().catch(() => {})));
   }
+}
+
+interface WarmUpBarrier {
+  /** Resolves once every lane has arrived (a lane that fails to warm up must still arrive). */
+  arrive(): Promise<void>;
+  /** Lets the others go on without a lane that failed before arriving. */
+  leave(): void;
+}
+
+function warmUpBarrier(parties: number): WarmUpBarrier {
+  let waiting = parties;
+  let open!: () => void;
+  const opened = new Promise<void>((resolve) => (open = resolve));
+  const count = () => {
+    if (--waiting === 0) open();
+  };
+  return {
+    arrive: () => {
+      count();
+      return opened;
+    },
+    leave: count,
+  };
 }
 
 const TURN_PAUSE_MIN_MS = 50;
