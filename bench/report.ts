@@ -183,7 +183,7 @@ export function checkTargets(rows: readonly Row[], load: LoadResult | undefined)
         const ratio = fw / lk;
         checks.push({
           target: `TTFA firstword / livekit-cartesia, ${language}, ${main} tok/s <= ${limit}`,
-          value: `${ratio.toFixed(2)} (${Math.round(fw)} / ${Math.round(lk)} ms)`,
+          value: `${ratio.toFixed(3)} (${Math.round(fw)} / ${Math.round(lk)} ms)`,
           pass: ratio <= limit,
         });
       }
@@ -196,11 +196,18 @@ export function checkTargets(rows: readonly Row[], load: LoadResult | undefined)
     const worst = present.reduce((a, b) => (b[1].p90OverFloorMs > a[1].p90OverFloorMs ? b : a));
     const worstCut = present.reduce((a, b) => (b[1].p90OverCertainMs > a[1].p90OverCertainMs ? b : a));
     checks.push({
-      target: `firstword p90 within 10 ms of the floor, ${tps} tok/s (worst scenario)`,
-      value:
-        `+${Math.round(worst[1].p90OverFloorMs)} ms (${worst[0]}); over the certain cut: p90 +${Math.round(worstCut[1].p90OverCertainMs)} ms (${worstCut[0]}), ` +
-        `p50 +${Math.round(Math.max(...present.map((c) => c[1].p50OverCertainMs)))} ms`,
+      target: `firstword p90 within 10 ms of the floor (clause's last character), ${tps} tok/s (worst scenario)`,
+      value: `+${Math.round(worst[1].p90OverFloorMs)} ms (${worst[0]})`,
       pass: worst[1].p90OverFloorMs <= 10,
+    });
+    // The floor counts from a character whose boundary may only be knowable one token later
+    // (the space after a word); the cut is when the text so far makes it certain.
+    checks.push({
+      target: `firstword p90 within 10 ms of the cut (boundary certain), ${tps} tok/s (worst scenario)`,
+      value:
+        `+${Math.round(worstCut[1].p90OverCertainMs)} ms (${worstCut[0]}); ` +
+        `p50 +${Math.round(Math.max(...present.map((c) => c[1].p50OverCertainMs)))} ms`,
+      pass: worstCut[1].p90OverCertainMs <= 10,
     });
   }
   for (const tps of rates.filter((r) => r >= 15)) {
