@@ -24,7 +24,6 @@ import { parseArgs } from 'node:util';
 import { prepareAcknowledgements } from '../src/ack/index.js';
 import { attachAcknowledgement } from '../src/ack/controller.js';
 import { RecordingAudioOutput } from '../src/audio/recording-output.js';
-import { loadConfig } from '../src/config.js';
 import type { TurnReport } from '../src/latency/stamps.js';
 import { attachTurnBudget } from '../src/latency/turn-budget.js';
 import { createAssistant, createSession } from '../src/session.js';
@@ -93,20 +92,18 @@ async function main(): Promise<void> {
   const library = await prepareAcknowledgements(engine);
 
   const utterances = Array.from({ length: turns }, (_, i) => ({ transcript: QUESTIONS[i % QUESTIONS.length]!.transcript }));
-  const config = loadConfig({ TTS_PROVIDER: 'local' }, { mode: 'demo' });
   const session = createSession(
     {
       stt: new ScriptedSTT(utterances),
       llm: new voice.testing.FakeLLM(QUESTIONS.map((q) => ({ input: q.transcript, content: q.reply, ttft: ttftMs }))),
       tts: engine,
     },
-    config,
   );
   const output = new RecordingAudioOutput({ playout: 'realtime', now: () => performance.now() });
   const microphone = new PushAudioInput();
   session.output.audio = output;
   session.input.audio = microphone;
-  const agent = createAssistant(config);
+  const agent = createAssistant();
   if (mode !== 'off') attachAcknowledgement(session, { agent, library, mode, slowMs });
   const budget = attachTurnBudget(session, { agent, tts: engine, logger: false });
   await session.start({ agent });

@@ -4,34 +4,28 @@
  * agent (AGENT_NAME). Safe to run again: it finds both by name and changes only what
  * differs. See docs/sip.md for the whole dial-in setup.
  */
-import 'dotenv/config';
 import { SipClient } from 'livekit-server-sdk';
-import { EnvGroupError } from '../src/lifecycle/env-group.js';
-import { readSipSetupEnv } from '../src/sip/env.js';
+import { type AppConfig, ConfigError, loadConfig, loadEnvFile } from '../src/config/index.js';
 import { apiHost, ensureSipInbound } from '../src/sip/setup.js';
 
 async function main(): Promise<number> {
-  let env;
+  let config: AppConfig;
   try {
-    env = readSipSetupEnv(process.env);
+    loadEnvFile();
+    config = loadConfig(process.env, { mode: 'sip-setup' });
   } catch (error) {
-    if (error instanceof EnvGroupError) {
+    if (error instanceof ConfigError) {
       console.error(error.message);
       return 2;
     }
     throw error;
   }
+  // `sip-setup` mode has checked that these are set.
+  const { url, apiKey, apiSecret } = config.livekit as Required<AppConfig['livekit']>;
+  const env = { ...config.sip.setup, agentName: config.agentName! };
 
-  const client = new SipClient(apiHost(env.livekit.url), env.livekit.apiKey, env.livekit.apiSecret);
-  const result = await ensureSipInbound(client, {
-    trunkName: env.trunkName,
-    numbers: env.numbers,
-    allowedAddresses: env.allowedAddresses,
-    auth: env.auth,
-    dispatchRuleName: env.dispatchRuleName,
-    roomPrefix: env.roomPrefix,
-    agentName: env.agentName,
-  });
+  const client = new SipClient(apiHost(url), apiKey, apiSecret);
+  const result = await ensureSipInbound(client, env);
 
   console.log(
     `inbound trunk  "${env.trunkName}" ${result.trunk.action} (${result.trunk.id}) for ${env.numbers.join(', ')}`,

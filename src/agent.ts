@@ -18,12 +18,11 @@ import * as silero from '@livekit/agents-plugin-silero';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type AckLibrary, attachAcknowledgement, prepareAcknowledgements } from './ack/index.js';
-import { type AppConfig, ConfigError, loadConfig, loadEnvFile, redactedConfig } from './config.js';
-import { readMetricsHost } from './latency/metrics-server.js';
+import { type AppConfig, ConfigError, loadConfig, loadEnvFile, redactedConfig } from './config/index.js';
 import { attachJobTurnBudget, startWorkerMetrics } from './latency/worker.js';
-import { EnvGroupError, readLifecycleEnv, runAgentApp } from './lifecycle/index.js';
+import { runAgentApp, runWorkerSettings } from './lifecycle/index.js';
 import { createAssistant, createSession } from './session.js';
-import { describeCaller, greetSipCaller, readSipCallEnv } from './sip/index.js';
+import { describeCaller, greetSipCaller } from './sip/index.js';
 import { type CreatedTTS, createTTS } from './tts/factory.js';
 
 export interface ProcessData {
@@ -34,21 +33,13 @@ export interface ProcessData {
   acks?: Promise<AckLibrary>;
 }
 
-interface Prewarmable {
-  prewarm(): void | Promise<void>;
-}
-
-function isPrewarmable(value: object): value is Prewarmable {
-  return typeof (value as Partial<Prewarmable>).prewarm === 'function';
-}
-
 /**
  * Creates the TTS and opens its connection. The framework never prewarms a session's TTS itself,
  * so without this the first reply of every call would pay the provider's handshake.
  */
 export async function prepareVoice(config: AppConfig): Promise<CreatedTTS> {
   const voice = await createTTS(config);
-  if (isPrewarmable(voice.tts)) await voice.tts.prewarm();
+  await voice.tts.prewarm();
   return voice;
 }
 
@@ -61,7 +52,7 @@ export async function prewarm(proc: JobProcess<ProcessData>): Promise<void> {
   // reported by the entry that awaits it, not as an unhandled rejection.
   voice.catch(() => {});
   proc.userData.voice = voice;
-  if (config.tuning.ackMode !== 'off') {
+  if (config.ack.mode !== 'off') {
     const acks = voice.then((created) => prepareAcknowledgements(created.tts));
     acks.catch(() => {});
     proc.userData.acks = acks;
@@ -75,7 +66,7 @@ export async function entry(ctx: JobContext<ProcessData>): Promise<void> {
 
   await ctx.connect();
   // SIP callers (identity and number masked in logs) get telephony audio and an instant greeting.
-  const caller = describeCaller(await ctx.waitForParticipant(), { sipEnv: readSipCallEnv() });
+  const caller = describeCaller(await ctx.waitForParticipant(), { sip: config.sip.call });
   logger.info(caller.logFields, 'caller joined');
 
   const vad = ctx.proc.userData.vad ?? (await silero.VAD.load());
@@ -86,27 +77,28 @@ export async function entry(ctx: JobContext<ProcessData>): Promise<void> {
   const session = createSession(
     {
       vad,
+      // The same base URL for both: the plugin's realtime STT does not read OPENAI_BASE_URL itself.
       stt: new openai.STT({
         apiKey: config.openai.apiKey,
+        baseURL: config.openai.baseURL,
         model: config.openai.sttModel,
         detectLanguage: true,
         vad,
       }),
-      llm: new openai.LLM({ apiKey: config.openai.apiKey, model: config.openai.llmModel }),
+      llm: new openai.LLM({ apiKey: config.openai.apiKey, baseURL: config.openai.baseURL, model: config.openai.llmModel }),
       tts: voice.tts,
     },
-    config,
   );
-  const agent = createAssistant(config);
+  const agent = createAssistant();
   // One log line per turn (and METRICS_PORT pushes); the ack joins once its audio is ready, never
   // holding up the call's start.
   const turnBudget = attachJobTurnBudget(session, { agent, tts: voice.tts, config, logger });
   ctx.addShutdownCallback(() => turnBudget.close());
-  if (config.tuning.ackMode !== 'off') {
+  if (config.ack.mode !== 'off') {
     const acks = ctx.proc.userData.acks ?? prepareAcknowledgements(voice.tts);
     ctx.proc.userData.acks = undefined;
     void acks.then(
-      (library) => attachAcknowledgement(session, { agent, library, mode: config.tuning.ackMode, slowMs: config.tuning.ackSlowMs }),
+      (library) => attachAcknowledgement(session, { agent, library, mode: config.ack.mode, slowMs: config.ack.slowMs }),
       (error: Error) => logger.warn({ error: error.message }, 'acknowledgements unavailable'),
     );
   }
@@ -125,30 +117,34 @@ const WORKER_COMMANDS = new Set(['start', 'dev', 'connect']);
  */
 export function runWorkerCli(argv: string[] = process.argv): void {
   loadEnvFile();
-  let agentName = process.env.AGENT_NAME?.trim() || undefined;
-  let config: AppConfig | undefined;
-  if (WORKER_COMMANDS.has(argv[2] ?? '')) {
-    try {
-      config = loadConfig(process.env, { mode: 'worker' });
-      agentName = config.agentName;
-      readSipCallEnv();
-      readLifecycleEnv();
-      readMetricsHost();
-    } catch (error) {
-      if (!(error instanceof ConfigError) && !(error instanceof EnvGroupError)) throw error;
-      process.stderr.write(`${error.message}\n`);
-      process.exit(1);
-    }
+  if (!WORKER_COMMANDS.has(argv[2] ?? '')) {
+    // Job subprocesses and the framework's other commands: the framework parses its own arguments.
+    runAgentApp(new ServerOptions({ agent: fileURLToPath(import.meta.url) }), argv);
+    return;
   }
-  if (config?.tuning.metricsPort !== undefined) {
+  let config: AppConfig;
+  try {
+    config = loadConfig(process.env, { mode: 'worker' });
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    process.stderr.write(`${error.message}\n`);
+    process.exit(1);
+  }
+  const metricsPort = config.metrics.port;
+  if (metricsPort !== undefined) {
     // A metrics port that cannot be had is a configuration error like any other: say so and stop.
     startWorkerMetrics(config).catch((error: Error) => {
-      process.stderr.write(`METRICS_PORT ${config?.tuning.metricsPort} cannot be used: ${error.message}\n`);
+      process.stderr.write(`METRICS_PORT ${metricsPort} cannot be used: ${error.message}\n`);
       process.exit(1);
     });
   }
+  const serverOptions = new ServerOptions({
+    agent: fileURLToPath(import.meta.url),
+    agentName: config.agentName,
+    ...(config.workerHttpPort !== undefined ? { port: config.workerHttpPort } : {}),
+  });
   // `start` gets the graceful runner (PM2 ready signal, drain then exit 0); the rest is cli.runApp.
-  runAgentApp(new ServerOptions({ agent: fileURLToPath(import.meta.url), agentName }), argv);
+  runAgentApp(serverOptions, argv, runWorkerSettings(config));
 }
 
 const invokedDirectly =

@@ -3,7 +3,6 @@
  * demo both call these, so what the demo shows is what production runs.
  */
 import { type VAD, type llm, type stt, type tts, voice } from '@livekit/agents';
-import type { AppConfig } from './config.js';
 import { HeardTextAgent } from './heard/index.js';
 
 export interface PipelineComponents {
@@ -28,7 +27,7 @@ export const ASSISTANT_INSTRUCTIONS = [
  * HeardTextAgent keeps only what the caller heard of an interrupted reply in the history, and
  * lets the next reply start without waiting out the interrupted one (see src/heard).
  */
-export function createAssistant(_config: AppConfig): voice.Agent {
+export function createAssistant(): voice.Agent {
   return new HeardTextAgent({ instructions: ASSISTANT_INSTRUCTIONS });
 }
 
@@ -40,10 +39,7 @@ export function createAssistant(_config: AppConfig): voice.Agent {
  * self-hosted server or an offline run does not have. Silero VAD ends turns when present; the
  * STT's end of speech otherwise.
  */
-export function createSession(
-  components: PipelineComponents,
-  _config: AppConfig,
-): voice.AgentSession {
+export function createSession(components: PipelineComponents): voice.AgentSession {
   return new voice.AgentSession({
     vad: components.vad ?? null,
     stt: components.stt,

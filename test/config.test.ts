@@ -4,7 +4,8 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig, redactedConfig } from '../src/config.js';
+import { ConfigError, loadConfig, redactedConfig } from '../src/config/index.js';
+import { runWorkerSettings } from '../src/lifecycle/index.js';
 import { withTimeout } from './helpers/async.js';
 
 const SECRETS = {
@@ -100,8 +101,10 @@ describe('loadConfig', () => {
     expect(config.tts.localPort).toBe(0);
     expect(config.tts.cartesia.model).toBe('sonic-3');
     expect(config.chunking.policy).toBe('asymmetric');
-    expect(config.tuning).toEqual({ ackMode: 'slow', ackSlowMs: 600, metricsPort: undefined });
-    expect(config.logLevel).toBe('info');
+    expect(config.ack).toEqual({ mode: 'slow', slowMs: 600 });
+    expect(config.metrics).toEqual({ port: undefined, host: '127.0.0.1' });
+    expect(config.logLevel).toBeUndefined();
+    expect(runWorkerSettings(config).logLevel).toBe('info');
   });
 
   it('treats blank values as unset', () => {
@@ -172,6 +175,41 @@ describe('loadConfig', () => {
     });
   });
 
+  describe('one configuration for every command', () => {
+    it('lists the problems of every group in one error', () => {
+      const error = configError(() =>
+        loadConfig({ SIP_SAMPLE_RATE: '44100', WEB_PORT: 'eighty', SHUTDOWN_DRAIN_TIMEOUT_S: '0', METRICS_HOST: '10.0.0.1' }),
+      );
+      const named = error.problems.map((p) => p.split(' ')[0]);
+      for (const variable of ['SIP_SAMPLE_RATE', 'WEB_PORT', 'SHUTDOWN_DRAIN_TIMEOUT_S', 'METRICS_HOST', 'LIVEKIT_URL', 'OPENAI_API_KEY']) {
+        expect(named).toContain(variable);
+      }
+    });
+
+    it('requires only what each command needs', () => {
+      expect(() => loadConfig({}, { mode: 'demo' })).not.toThrow();
+      const web = configError(() => loadConfig({}, { mode: 'web' }));
+      expect(web.problems.map((p) => p.split(' ')[0])).toEqual(['LIVEKIT_URL', 'LIVEKIT_API_KEY', 'LIVEKIT_API_SECRET']);
+      const sip = configError(() => loadConfig({ ...WORKER_ENV }, { mode: 'sip-setup' }));
+      expect(sip.problems.map((p) => p.split(' ')[0])).toEqual(['AGENT_NAME', 'SIP_NUMBERS']);
+      // The web page and SIP setup do not speak, so a TTS provider without keys is not their problem.
+      expect(() => loadConfig({ ...WORKER_ENV, TTS_PROVIDER: 'cartesia' }, { mode: 'web' })).not.toThrow();
+    });
+
+    it('reads the OpenAI endpoint and the worker HTTP port', () => {
+      const config = loadConfig({ ...WORKER_ENV, OPENAI_BASE_URL: 'http://127.0.0.1:4010/v1', AGENT_HTTP_PORT: '8099' });
+      expect(config.openai.baseURL).toBe('http://127.0.0.1:4010/v1');
+      expect(config.workerHttpPort).toBe(8099);
+      const bad = configError(() => loadConfig({ ...WORKER_ENV, OPENAI_BASE_URL: 'ws://x', AGENT_HTTP_PORT: '0' }));
+      expect(bad.problems.map((p) => p.split(' ')[0])).toEqual(['AGENT_HTTP_PORT', 'OPENAI_BASE_URL']);
+    });
+
+    it('hands browsers WEB_LIVEKIT_URL when set, else LIVEKIT_URL', () => {
+      expect(loadConfig(WORKER_ENV).web.livekitUrl).toBe('wss://example.livekit.cloud');
+      expect(loadConfig({ ...WORKER_ENV, WEB_LIVEKIT_URL: 'wss://public.example' }).web.livekitUrl).toBe('wss://public.example');
+    });
+  });
+
   describe('keeping secrets out of messages and logs', () => {
     it('never echoes a secret, even when the value around it is wrong', () => {
       const error = configError(() =>
@@ -193,10 +231,13 @@ describe('loadConfig', () => {
         LIVEKIT_URL: `wss://user:${SECRETS.LIVEKIT_API_SECRET}@example.livekit.cloud`,
         RESEMBLE_VOICE_UUID: 'voice-1',
         CARTESIA_BASE_URL: `https://api.example?token=${SECRETS.CARTESIA_API_KEY}`,
+        SIP_AUTH_USERNAME: 'carrier',
+        SIP_AUTH_PASSWORD: 'sip-pass-77ab',
       });
       const redacted = redactedConfig(config);
       const serialized = JSON.stringify(redacted);
       expectNoSecrets(serialized);
+      expect(serialized).not.toContain('sip-pass-77ab');
       expect(redacted).toMatchObject({
         livekit: { apiKey: '***', apiSecret: '***', url: expect.stringContaining('example.livekit.cloud') },
         openai: { apiKey: '***', llmModel: 'gpt-4.1-mini' },

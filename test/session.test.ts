@@ -14,7 +14,6 @@ import { ASSISTANT_INSTRUCTIONS, createAssistant, createSession } from '../src/s
 import { PushAudioInput } from './helpers/audio-input.js';
 import { ScriptedSTT } from './helpers/scripted-stt.js';
 import { nextEvent, withTimeout } from './helpers/async.js';
-import { testConfig } from './helpers/config.js';
 import { ToneTTS, toneFrames } from './helpers/tone-tts.js';
 
 const { FakeLLM } = voice.testing;
@@ -63,7 +62,6 @@ describe('createSession without a room', () => {
     const llmModel = new RecordingLLM(opts.responses);
     const session = createSession(
       { stt: opts.stt ?? new stt.testing.FakeSTT(), llm: llmModel, tts },
-      testConfig(),
     );
     const output = new RecordingAudioOutput({ playout: opts.playout });
     session.output.audio = output;
@@ -72,7 +70,7 @@ describe('createSession without a room', () => {
       await session.close();
       output.close();
     });
-    await withTimeout(session.start({ agent: createAssistant(testConfig()) }), 5_000, 'start');
+    await withTimeout(session.start({ agent: createAssistant() }), 5_000, 'start');
     return { session, tts, llm: llmModel, output };
   }
 

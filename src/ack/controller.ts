@@ -17,7 +17,7 @@ import { log, voice } from '@livekit/agents';
 import type { AudioFrame } from '@livekit/rtc-node';
 import { EventEmitter } from 'node:events';
 import { ReadableStream, type ReadableStreamDefaultController } from 'node:stream/web';
-import type { AckMode } from '../config.js';
+import type { AckMode } from '../config/index.js';
 import {
   type AckReason,
   type AckSignal,

@@ -3,9 +3,12 @@
  * (bad arguments, bad configuration, the optional voice missing, a taken port) ends with one
  * readable message and a non-zero exit, never a stack trace.
  */
-import { ConfigError, loadConfig, loadEnvFile } from '../config.js';
+import { ConfigError, loadConfig, loadEnvFile } from '../config/index.js';
 import { LocalVoiceError } from '../local-voice/errors.js';
 import { DEMO_USAGE, DemoUsageError, parseDemoArgs } from './args.js';
+
+/** LOG_LEVEL=debug (or trace) also prints the stack of a failure. */
+let showStacks = false;
 
 async function main(argv: string[]): Promise<number> {
   const args = parseDemoArgs(argv);
@@ -15,12 +18,13 @@ async function main(argv: string[]): Promise<number> {
   }
   loadEnvFile();
   const config = loadConfig(process.env, { mode: 'demo' });
+  showStacks = config.logLevel === 'debug' || config.logLevel === 'trace';
   // Loaded only now: the agents SDK takes seconds to import, and --help or a typo should not wait.
   const { initializeLogger } = await import('@livekit/agents');
   const { runDemo } = await import('./run-demo.js');
   // The framework's JSON log lines would bury the table; the demo reports session errors itself.
   // LOG_LEVEL brings them back when digging into a problem.
-  initializeLogger({ pretty: false, level: process.env.LOG_LEVEL?.trim() ? config.logLevel : 'fatal' });
+  initializeLogger({ pretty: false, level: config.logLevel ?? 'fatal' });
   const result = await runDemo({
     config,
     turns: args.turns,
@@ -59,7 +63,7 @@ try {
   exitCode = await main(process.argv.slice(2));
 } catch (error) {
   process.stderr.write(`${explain(error)}\n`);
-  if (process.env.DEBUG_DEMO && error instanceof Error && error.stack) process.stderr.write(`${error.stack}\n`);
+  if (showStacks && error instanceof Error && error.stack) process.stderr.write(`${error.stack}\n`);
 }
 await releaseNative();
 process.exit(exitCode);

@@ -9,7 +9,7 @@ import { mkdir, readdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type PlayoutMode, RecordingAudioOutput, segmentAudio } from '../audio/recording-output.js';
-import type { AppConfig } from '../config.js';
+import type { AppConfig } from '../config/index.js';
 import { encodeWav } from '../local-voice/wav.js';
 import { createAssistant, createSession } from '../session.js';
 import { FirstwordTTS } from '../tts/index.js';
@@ -73,7 +73,7 @@ export async function runDemo(opts: DemoRunOptions): Promise<DemoRunResult> {
     log(`TTS: ${info.tts}, ${info.sampleRate} Hz`);
 
     // No microphone: turns arrive as text, so the STT is never fed. The framework's fake fills the slot.
-    const session = createSession({ stt: new stt.testing.FakeSTT(), llm: model, tts: voiceOut.tts }, opts.config);
+    const session = createSession({ stt: new stt.testing.FakeSTT(), llm: model, tts: voiceOut.tts });
     const output = new RecordingAudioOutput({ playout: opts.playout ?? 'realtime', now: () => performance.now() });
     session.output.audio = output;
     session.on(voice.AgentSessionEventTypes.Error, (ev: voice.ErrorEvent) => {
@@ -84,7 +84,7 @@ export async function runDemo(opts: DemoRunOptions): Promise<DemoRunResult> {
       await session.close();
       output.close();
     });
-    await withTimeout(session.start({ agent: createAssistant(opts.config) }), 15_000, 'the session to start');
+    await withTimeout(session.start({ agent: createAssistant() }), 15_000, 'the session to start');
 
     const timeline = voiceOut.tts instanceof FirstwordTTS ? voiceOut.tts.timeline : undefined;
     const recorder = new TurnRecorder({ tts: timeline, llm: model.timeline });

@@ -10,21 +10,8 @@
 import { Agent, createServer, request, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { log } from '@livekit/agents';
-import { ConfigError } from '../config.js';
+import { CONFIG_DEFAULTS, type MetricsHost } from '../config/index.js';
 import { type LatencyMetrics, type TurnSample, turnSampleSchema } from './metrics.js';
-
-/** Hosts the endpoint may bind: loopback (the default) or every interface, nothing in between. */
-export const METRICS_HOSTS = ['127.0.0.1', '::1', 'localhost', '0.0.0.0', '::'] as const;
-export type MetricsHost = (typeof METRICS_HOSTS)[number];
-export const DEFAULT_METRICS_HOST: MetricsHost = '127.0.0.1';
-
-/** `METRICS_HOST` from the environment (unset → loopback). @throws {@link ConfigError} */
-export function readMetricsHost(env: NodeJS.ProcessEnv = process.env): MetricsHost {
-  const raw = env.METRICS_HOST?.trim();
-  if (!raw) return DEFAULT_METRICS_HOST;
-  if ((METRICS_HOSTS as readonly string[]).includes(raw)) return raw as MetricsHost;
-  throw new ConfigError([`METRICS_HOST must be one of ${METRICS_HOSTS.join(', ')} (got ${JSON.stringify(raw.slice(0, 60))})`]);
-}
 
 /** Where a job process reaches the main process's endpoint bound on `host`. */
 export function pushHostFor(host: MetricsHost): string {
@@ -87,7 +74,7 @@ async function acceptPush(req: IncomingMessage, res: ServerResponse, metrics: La
 export async function startMetricsServer(
   options: Pick<MetricsServerOptions, 'port' | 'metrics'> & Partial<MetricsServerOptions>,
 ): Promise<MetricsServer> {
-  const opts: MetricsServerOptions = { host: DEFAULT_METRICS_HOST, acceptPushes: true, ...options };
+  const opts: MetricsServerOptions = { host: CONFIG_DEFAULTS.metricsHost, acceptPushes: true, ...options };
   const server = createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0];
     const handle = async () => {

@@ -4,9 +4,9 @@
  * (see metrics-server.ts for why the endpoint cannot live in the jobs).
  */
 import { log, type tts, type voice } from '@livekit/agents';
-import type { AppConfig } from '../config.js';
+import type { AppConfig } from '../config/index.js';
 import { LatencyMetrics, toTurnSample } from './metrics.js';
-import { type MetricsServer, createTurnPusher, pushHostFor, readMetricsHost, startMetricsServer } from './metrics-server.js';
+import { type MetricsServer, createTurnPusher, pushHostFor, startMetricsServer } from './metrics-server.js';
 import { type TurnBudget, type TurnBudgetOptions, attachTurnBudget } from './turn-budget.js';
 
 export interface JobTurnBudget {
@@ -18,12 +18,12 @@ export interface JobTurnBudget {
 /** Job process: attach before `session.start()`. */
 export function attachJobTurnBudget(
   session: voice.AgentSession,
-  opts: { agent: voice.Agent; tts: tts.TTS; config: AppConfig; logger?: TurnBudgetOptions['logger']; env?: NodeJS.ProcessEnv },
+  opts: { agent: voice.Agent; tts: tts.TTS; config: AppConfig; logger?: TurnBudgetOptions['logger'] },
 ): JobTurnBudget {
   const budget = attachTurnBudget(session, { agent: opts.agent, tts: opts.tts, ...(opts.logger ? { logger: opts.logger } : {}) });
-  const port = opts.config.tuning.metricsPort;
+  const { port, host } = opts.config.metrics;
   if (port === undefined) return { budget, close: async () => budget.close() };
-  const pusher = createTurnPusher({ port, host: pushHostFor(readMetricsHost(opts.env)) });
+  const pusher = createTurnPusher({ port, host: pushHostFor(host) });
   budget.on('turn', (report) => pusher.push(toTurnSample(report)));
   return {
     budget,
@@ -35,10 +35,10 @@ export function attachJobTurnBudget(
 }
 
 /** Main process: the scrape endpoint, or nothing when `METRICS_PORT` is unset. */
-export async function startWorkerMetrics(config: AppConfig, env: NodeJS.ProcessEnv = process.env): Promise<MetricsServer | undefined> {
-  const port = config.tuning.metricsPort;
+export async function startWorkerMetrics(config: AppConfig): Promise<MetricsServer | undefined> {
+  const { port, host } = config.metrics;
   if (port === undefined) return undefined;
-  const server = await startMetricsServer({ port, host: readMetricsHost(env), metrics: new LatencyMetrics() });
+  const server = await startMetricsServer({ port, host, metrics: new LatencyMetrics() });
   try {
     log().info({ url: `${server.url}/metrics` }, 'turn metrics endpoint listening');
   } catch {

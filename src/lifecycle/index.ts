@@ -1,5 +1,3 @@
-export { DEFAULT_DRAIN_TIMEOUT_S, type LifecycleEnv, readLifecycleEnv } from './env.js';
-export { EnvGroupError, parseEnvGroup, splitList } from './env-group.js';
 export {
   type SendToParent,
   WORKER_REGISTERED_EVENT,
@@ -12,6 +10,7 @@ export {
   drainableServer,
   runAgentApp,
   runWorker,
+  runWorkerSettings,
 } from './run-worker.js';
 export {
   type Drainable,

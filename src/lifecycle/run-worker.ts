@@ -1,6 +1,6 @@
 import type { EventEmitter } from 'node:events';
 import { AgentServer, ServerOptions, cli, initializeLogger, log } from '@livekit/agents';
-import { readLifecycleEnv } from './env.js';
+import { type AppConfig, CONFIG_DEFAULTS, DEFAULT_DRAIN_TIMEOUT_S } from '../config/index.js';
 import { signalReadyOnRegistration, type SendToParent } from './ready.js';
 import { type Drainable, type GracefulShutdownOptions, installGracefulShutdown } from './shutdown.js';
 
@@ -14,16 +14,16 @@ export interface WorkerServer {
 }
 
 export interface RunWorkerOptions {
-  /** @defaultValue `LOG_LEVEL` or `info` */
+  /** @defaultValue `info` (the worker passes LOG_LEVEL) */
   logLevel: string;
-  /** @defaultValue `SHUTDOWN_DRAIN_TIMEOUT_S` (30 min) */
+  /** @defaultValue 30 min (the worker passes SHUTDOWN_DRAIN_TIMEOUT_S) */
   drainTimeoutMs: number;
   createServer: (options: ServerOptions) => WorkerServer;
   sendToParent?: SendToParent;
   shutdown?: Partial<GracefulShutdownOptions>;
   exit: (code: number) => void;
-  /** Where LIVEKIT_URL / _API_KEY / _API_SECRET / _WORKER_TOKEN come from, as in the framework's CLI. */
-  env: Readonly<Record<string, string | undefined>>;
+  /** LIVEKIT_URL / _API_KEY / _API_SECRET / _WORKER_TOKEN, which win over the agent file's options, as in the framework's CLI. */
+  livekit: AppConfig['livekit'];
 }
 
 /**
@@ -57,12 +57,17 @@ export function drainableServer(server: WorkerServer, pollMs = 250): Drainable {
 }
 
 const defaults = (): RunWorkerOptions => ({
-  logLevel: process.env.LOG_LEVEL || 'info',
-  drainTimeoutMs: readLifecycleEnv().drainTimeoutMs,
+  logLevel: CONFIG_DEFAULTS.logLevel,
+  drainTimeoutMs: DEFAULT_DRAIN_TIMEOUT_S * 1000,
   createServer: (options) => new AgentServer(options),
   exit: (code) => process.exit(code),
-  env: process.env,
+  livekit: {},
 });
+
+/** The runner's settings from the worker's configuration. */
+export function runWorkerSettings(config: AppConfig): Pick<RunWorkerOptions, 'logLevel' | 'drainTimeoutMs' | 'livekit'> {
+  return { logLevel: config.logLevel ?? CONFIG_DEFAULTS.logLevel, drainTimeoutMs: config.lifecycle.drainTimeoutMs, livekit: config.livekit };
+}
 
 /**
  * Production worker (`start`) for process managers. Does what the framework's `start`
@@ -89,10 +94,10 @@ export async function runWorker(
   const server = options.createServer(
     new ServerOptions({
       ...rest,
-      wsURL: options.env.LIVEKIT_URL || rest.wsURL,
-      apiKey: options.env.LIVEKIT_API_KEY || rest.apiKey,
-      apiSecret: options.env.LIVEKIT_API_SECRET || rest.apiSecret,
-      workerToken: options.env.LIVEKIT_WORKER_TOKEN || rest.workerToken,
+      wsURL: options.livekit.url || rest.wsURL,
+      apiKey: options.livekit.apiKey || rest.apiKey,
+      apiSecret: options.livekit.apiSecret || rest.apiSecret,
+      workerToken: options.livekit.workerToken || rest.workerToken,
       loadThreshold: loadThreshold === Infinity && !rest.simulation ? undefined : loadThreshold,
       production: true,
       logLevel: options.logLevel,
@@ -124,6 +129,7 @@ export async function runWorker(
 export function runAgentApp(
   serverOptions: ServerOptions,
   argv: readonly string[] = process.argv,
+  settings: Partial<RunWorkerOptions> = {},
 ): void {
   const [command, ...flags] = argv.slice(2);
   if (command !== 'start') {
@@ -146,5 +152,5 @@ export function runAgentApp(
     cli.runApp(serverOptions);
     return;
   }
-  void runWorker(serverOptions, logLevel ? { logLevel } : {});
+  void runWorker(serverOptions, logLevel ? { ...settings, logLevel } : settings);
 }

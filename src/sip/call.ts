@@ -1,5 +1,5 @@
 import type { voice } from '@livekit/agents';
-import type { SipCallEnv } from './env.js';
+import type { SipCallConfig } from '../config/index.js';
 import { greetingFor } from './greeting.js';
 import { maskPhoneNumber } from './mask.js';
 import { type ParticipantLike, callerNumber, isSipParticipant } from './participant.js';
@@ -17,10 +17,10 @@ export interface CallerProfile {
 }
 
 export interface DescribeCallerOptions {
-  /** Greeting language (`en`, `ko`, `ko-KR`…). @defaultValue `sipEnv.language`, else `en` */
+  /** Greeting language (`en`, `ko`, `ko-KR`…). @defaultValue `sip.language`, else `en` */
   language?: string;
-  /** From `readSipCallEnv()`; defaults to 16 kHz and the built-in English greeting. */
-  sipEnv?: SipCallEnv;
+  /** `config.sip.call`; defaults to 16 kHz and the built-in English greeting. */
+  sip?: SipCallConfig;
 }
 
 /** Masks every run of 5+ digits: LiveKit names SIP callers `sip_<their number>`. */
@@ -42,8 +42,8 @@ export function describeCaller(
       'caller.identity': maskIdentity(participant.identity),
       'caller.number': maskPhoneNumber(callerNumber(participant)),
     },
-    telephony: telephonySessionOptions(participant.identity, options.sipEnv?.sampleRate),
-    greeting: greetingFor(options.language ?? options.sipEnv?.language, options.sipEnv?.greeting),
+    telephony: telephonySessionOptions(participant.identity, options.sip?.sampleRate),
+    greeting: greetingFor(options.language ?? options.sip?.language, options.sip?.greeting),
   };
 }
 

@@ -6,14 +6,6 @@ export {
   greetSipCaller,
   maskIdentity,
 } from './call.js';
-export {
-  type SipCallEnv,
-  type SipSetupEnv,
-  TELEPHONY_SAMPLE_RATES,
-  type TelephonySampleRate,
-  readSipCallEnv,
-  readSipSetupEnv,
-} from './env.js';
 export { DEFAULT_GREETINGS, baseLanguage, greetingFor } from './greeting.js';
 export { maskPhoneNumber } from './mask.js';
 export {

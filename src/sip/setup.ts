@@ -24,7 +24,7 @@ export function apiHost(livekitUrl: string): string {
   return livekitUrl.replace(/^ws(s?):\/\//i, 'http$1://');
 }
 
-/** What the operator asked for (from `readSipSetupEnv()`). */
+/** What the operator asked for (`config.sip.setup` and AGENT_NAME). */
 export interface SipInboundPlan {
   trunkName: string;
   numbers: readonly string[];

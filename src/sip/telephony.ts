@@ -1,4 +1,4 @@
-import type { TelephonySampleRate } from './env.js';
+import type { TelephonySampleRate } from '../config/index.js';
 
 /**
  * Room audio settings for a caller on a phone line. The SIP bridge carries 8 kHz

@@ -3,7 +3,7 @@
  * that speaks Resemble's protocol, driven by the very ResembleTTS client production uses.
  */
 import type { tts } from '@livekit/agents';
-import type { AppConfig } from '../config.js';
+import type { AppConfig } from '../config/index.js';
 import { CartesiaTTS } from './cartesia.js';
 import { ResembleTTS } from './resemble.js';
 

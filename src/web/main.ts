@@ -3,26 +3,26 @@
  * LIVEKIT_API_KEY, LIVEKIT_API_SECRET, AGENT_NAME and the WEB_* variables (.env.example).
  */
 import type { AddressInfo } from 'node:net';
-import { loadEnvFile } from '../config.js';
-import { EnvGroupError } from '../lifecycle/env-group.js';
-import { readWebEnv } from './env.js';
+import { type AppConfig, ConfigError, loadConfig, loadEnvFile } from '../config/index.js';
 import { createWebServer } from './server.js';
 
 loadEnvFile();
 
-let env;
+let config: AppConfig;
 try {
-  env = readWebEnv(process.env);
+  config = loadConfig(process.env, { mode: 'web' });
 } catch (error) {
-  if (!(error instanceof EnvGroupError)) throw error;
+  if (!(error instanceof ConfigError)) throw error;
   console.error(error.message);
   process.exit(2);
 }
+const env = { ...config.web, agentName: config.agentName };
 
+// `web` mode has checked that the LiveKit URL and credentials are set.
 const server = createWebServer({
-  livekitUrl: env.livekitUrl,
-  apiKey: env.apiKey,
-  apiSecret: env.apiSecret,
+  livekitUrl: env.livekitUrl!,
+  apiKey: config.livekit.apiKey!,
+  apiSecret: config.livekit.apiSecret!,
   ttlSeconds: env.tokenTtlSeconds,
   agentName: env.agentName,
 });

@@ -8,7 +8,7 @@ import { EventEmitter } from 'node:events';
 import type { ReadableStream } from 'node:stream/web';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type AckDecision, AckLibrary, type CachedAck, attachAcknowledgement } from '../../src/ack/index.js';
-import type { AckMode } from '../../src/config.js';
+import type { AckMode } from '../../src/config/index.js';
 import { observeAgentTurns } from '../../src/latency/turn-signals.js';
 
 function cachedAck(id: string, text: string): CachedAck {

@@ -7,13 +7,12 @@ import { initializeLogger, voice } from '@livekit/agents';
 import { type RecordedSegment, RecordingAudioOutput, segmentAudio } from '../../src/audio/recording-output.js';
 import { type AckLibrary, attachAcknowledgement, prepareAcknowledgements } from '../../src/ack/index.js';
 import type { AckController } from '../../src/ack/controller.js';
-import type { AckMode } from '../../src/config.js';
+import type { AckMode } from '../../src/config/index.js';
 import { type TurnBudget, attachTurnBudget } from '../../src/latency/turn-budget.js';
 import { createAssistant, createSession } from '../../src/session.js';
 import type { FirstwordTTS } from '../../src/tts/base.js';
 import { PushAudioInput } from '../helpers/audio-input.js';
 import { withTimeout } from '../helpers/async.js';
-import { testConfig } from '../helpers/config.js';
 import { ScriptedSTT, type ScriptedUtterance } from '../helpers/scripted-stt.js';
 import { type ProviderFixture, heardTags, resembleFixture } from '../tts/harness.js';
 
@@ -61,16 +60,12 @@ export async function startAckSession(opts: AckSessionOptions): Promise<AckSessi
   const ackTags = new Map<number, string>();
   for (const ack of library.all()) ackTags.set(Math.abs(ack.frames[0]!.data[0]!), ack.id);
 
-  const config = testConfig();
   const microphone = new PushAudioInput();
-  const session = createSession(
-    { stt: new ScriptedSTT(opts.utterances), llm: new voice.testing.FakeLLM(opts.responses), tts: engine },
-    config,
-  );
+  const session = createSession({ stt: new ScriptedSTT(opts.utterances), llm: new voice.testing.FakeLLM(opts.responses), tts: engine });
   const output = new RecordingAudioOutput({ playout: opts.playout ?? 'realtime', now: () => performance.now() });
   session.output.audio = output;
   session.input.audio = microphone;
-  const agent = createAssistant(config);
+  const agent = createAssistant();
   const ack = attachAcknowledgement(session, { agent, library, mode: opts.mode, slowMs: opts.slowMs ?? 600 });
   const budget = attachTurnBudget(session, { agent, tts: engine, logger: false });
   await withTimeout(session.start({ agent }), 5_000, 'session start');

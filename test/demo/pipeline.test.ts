@@ -8,7 +8,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config/index.js';
 import { type DemoRunResult, runDemo } from '../../src/demo/run-demo.js';
 import { STAMP_ORDER, type TurnReport } from '../../src/demo/turn-report.js';
 import { decodeWav } from '../../src/local-voice/wav.js';

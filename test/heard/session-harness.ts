@@ -9,7 +9,6 @@ import { HeardTextAgent, type HeardTextEvent } from '../../src/heard/index.js';
 import { createAssistant, createSession } from '../../src/session.js';
 import type { FirstwordTTS } from '../../src/tts/base.js';
 import { samplesForText } from '../servers/audio-tag.js';
-import { testConfig } from '../helpers/config.js';
 import { nextEvent, withTimeout } from '../helpers/async.js';
 import { type ProviderFixture, fixtures, heardTags } from '../tts/harness.js';
 
@@ -47,11 +46,10 @@ export async function startHeardSession(opts: HeardSessionOptions): Promise<Hear
   engine.timeline.on('sent', (e) => sent.set(e.streamId, [...(sent.get(e.streamId) ?? []), e.text]));
   const session = createSession(
     { stt: new stt.testing.FakeSTT(), llm: new voice.testing.FakeLLM(opts.responses), tts: engine },
-    testConfig(),
   );
   const output = new RecordingAudioOutput({ playout: 'realtime' });
   session.output.audio = output;
-  await withTimeout(session.start({ agent: (opts.agent ?? (() => createAssistant(testConfig())))() }), 5_000, 'session start');
+  await withTimeout(session.start({ agent: (opts.agent ?? (() => createAssistant()))() }), 5_000, 'session start');
   return {
     session,
     output,

@@ -1,5 +1,5 @@
 /** A valid offline configuration for tests, built through the real loader. */
-import { type AppConfig, loadConfig } from '../../src/config.js';
+import { type AppConfig, loadConfig } from '../../src/config/index.js';
 
 export function testConfig(env: NodeJS.ProcessEnv = {}): AppConfig {
   return loadConfig({ TTS_PROVIDER: 'local', ...env }, { mode: 'demo' });

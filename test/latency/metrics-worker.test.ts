@@ -3,7 +3,7 @@
  * process's budget pushing to it (attachJobTurnBudget), here in one process over loopback.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import type { AppConfig } from '../../src/config.js';
+import type { AppConfig } from '../../src/config/index.js';
 import type { MetricsServer } from '../../src/latency/metrics-server.js';
 import { attachJobTurnBudget, startWorkerMetrics } from '../../src/latency/worker.js';
 import { type AckSession, startAckSession, turnsReported } from '../ack/harness.js';
@@ -11,7 +11,7 @@ import { withTimeout } from '../helpers/async.js';
 import { testConfig } from '../helpers/config.js';
 
 function withMetricsPort(config: AppConfig, port: number | undefined): AppConfig {
-  return { ...config, tuning: { ...config.tuning, metricsPort: port } };
+  return { ...config, metrics: { ...config.metrics, port } };
 }
 
 async function scrape(server: MetricsServer): Promise<string> {
@@ -29,15 +29,15 @@ describe('worker turn metrics', () => {
   });
 
   it('has no endpoint without METRICS_PORT', async () => {
-    expect(await startWorkerMetrics(testConfig(), {})).toBeUndefined();
+    expect(await startWorkerMetrics(testConfig())).toBeUndefined();
   });
 
   it('refuses a METRICS_HOST that is neither loopback nor every interface', async () => {
-    await expect(startWorkerMetrics(withMetricsPort(testConfig(), 0), { METRICS_HOST: '192.0.2.1' })).rejects.toThrow(/METRICS_HOST/);
+    expect(() => startWorkerMetrics(withMetricsPort(testConfig({ METRICS_HOST: '192.0.2.1' }), 0))).toThrow(/METRICS_HOST/);
   });
 
   it("a job's turns reach the main process's histograms", async () => {
-    server = await startWorkerMetrics(withMetricsPort(testConfig(), 0), {});
+    server = await startWorkerMetrics(withMetricsPort(testConfig(), 0));
     expect(server!.host).toBe('127.0.0.1');
     const question = 'What time is it?';
     s = await startAckSession({
@@ -50,7 +50,6 @@ describe('worker turn metrics', () => {
       agent: s.agent,
       tts: s.engine,
       config: withMetricsPort(testConfig(), server!.port),
-      env: {},
     });
     s.microphone.pushSilence(100);
     await withTimeout(turnsReported(job.budget, 1), 10_000, 'turn reported');

@@ -2,9 +2,9 @@ import { initializeLogger } from '@livekit/agents';
 import { request } from 'node:http';
 import { networkInterfaces } from 'node:os';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { ConfigError } from '../../src/config.js';
+import { ConfigError, loadConfig } from '../../src/config/index.js';
 import { LatencyMetrics, type TurnSample, toTurnSample, turnSampleSchema } from '../../src/latency/metrics.js';
-import { type MetricsServer, createTurnPusher, readMetricsHost, startMetricsServer } from '../../src/latency/metrics-server.js';
+import { type MetricsServer, createTurnPusher, startMetricsServer } from '../../src/latency/metrics-server.js';
 import { buildTurnReport } from '../../src/latency/stamps.js';
 import { withTimeout } from '../helpers/async.js';
 
@@ -100,9 +100,10 @@ describe('metrics endpoint', () => {
   });
 
   it('binds loopback unless told otherwise, and only to loopback or every interface', () => {
-    expect(readMetricsHost({})).toBe('127.0.0.1');
-    expect(readMetricsHost({ METRICS_HOST: ' 0.0.0.0 ' })).toBe('0.0.0.0');
-    expect(() => readMetricsHost({ METRICS_HOST: '10.1.2.3' })).toThrow(ConfigError);
+    const metricsHost = (env: Record<string, string>) => loadConfig(env, { mode: 'demo' }).metrics.host;
+    expect(metricsHost({})).toBe('127.0.0.1');
+    expect(metricsHost({ METRICS_HOST: ' 0.0.0.0 ' })).toBe('0.0.0.0');
+    expect(() => metricsHost({ METRICS_HOST: '10.1.2.3' })).toThrow(ConfigError);
   });
 
   it('serves /metrics, takes pushed turns, and refuses what is not a turn sample', async () => {

@@ -1,7 +1,9 @@
 import { EventEmitter } from 'node:events';
 import { initializeLogger } from '@livekit/agents';
 import { describe, expect, it } from 'vitest';
-import { readLifecycleEnv } from '../../src/lifecycle/env.js';
+import { loadConfig } from '../../src/config/index.js';
+
+const readLifecycleEnv = (env: Record<string, string>) => loadConfig(env, { mode: 'demo' }).lifecycle;
 import { signalReadyOnRegistration } from '../../src/lifecycle/ready.js';
 import { drainableServer } from '../../src/lifecycle/run-worker.js';
 import { EXIT_CUT_SHORT, EXIT_FORCED, type Drainable, installGracefulShutdown } from '../../src/lifecycle/shutdown.js';
@@ -207,7 +209,7 @@ describe('signalReadyOnRegistration', () => {
   });
 });
 
-describe('readLifecycleEnv', () => {
+describe('SHUTDOWN_DRAIN_TIMEOUT_S', () => {
   it('defaults the drain timeout to 30 minutes and reads SHUTDOWN_DRAIN_TIMEOUT_S', () => {
     expect(readLifecycleEnv({})).toEqual({ drainTimeoutMs: 1_800_000 });
     expect(readLifecycleEnv({ SHUTDOWN_DRAIN_TIMEOUT_S: '90' })).toEqual({ drainTimeoutMs: 90_000 });

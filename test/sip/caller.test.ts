@@ -1,16 +1,21 @@
 import { ParticipantKind } from '@livekit/rtc-node';
 import { describe, expect, it } from 'vitest';
-import { EnvGroupError } from '../../src/lifecycle/env-group.js';
+import { ConfigError, loadConfig } from '../../src/config/index.js';
 import {
   describeCaller,
   greetingFor,
   isSipParticipant,
   maskIdentity,
   maskPhoneNumber,
-  readSipCallEnv,
-  readSipSetupEnv,
   DEFAULT_GREETINGS,
 } from '../../src/sip/index.js';
+
+type Env = Record<string, string>;
+const readSipCallEnv = (env: Env) => loadConfig(env, { mode: 'demo' }).sip.call;
+const readSipSetupEnv = (env: Env) => {
+  const config = loadConfig(env, { mode: 'sip-setup' });
+  return { ...config.sip.setup, livekit: config.livekit, agentName: config.agentName };
+};
 
 const sipCaller = {
   identity: 'sip_+14155550123',
@@ -100,12 +105,12 @@ describe('describeCaller', () => {
   });
 
   it('honours SIP_SAMPLE_RATE, SIP_LANGUAGE and SIP_GREETING', () => {
-    const korean = describeCaller(sipCaller, { sipEnv: readSipCallEnv({ SIP_SAMPLE_RATE: '8000', SIP_LANGUAGE: 'ko-KR' }) });
+    const korean = describeCaller(sipCaller, { sip: readSipCallEnv({ SIP_SAMPLE_RATE: '8000', SIP_LANGUAGE: 'ko-KR' }) });
     expect(korean.telephony?.sampleRate).toBe(8000);
     expect(korean.telephony?.startOptions.outputOptions.audioSampleRate).toBe(8000);
     expect(korean.greeting).toBe(DEFAULT_GREETINGS.ko);
 
-    const custom = describeCaller(sipCaller, { sipEnv: readSipCallEnv({ SIP_GREETING: 'Acme, hello!' }) });
+    const custom = describeCaller(sipCaller, { sip: readSipCallEnv({ SIP_GREETING: 'Acme, hello!' }) });
     expect(custom.greeting).toBe('Acme, hello!');
   });
 
@@ -127,7 +132,7 @@ describe('SIP env', () => {
   });
 
   it('rejects a sample rate a phone line cannot carry and a malformed language', () => {
-    expect(() => readSipCallEnv({ SIP_SAMPLE_RATE: '44100' })).toThrow(/SIP_SAMPLE_RATE: must be one of 8000, 16000, 24000/);
+    expect(() => readSipCallEnv({ SIP_SAMPLE_RATE: '44100' })).toThrow(/SIP_SAMPLE_RATE must be one of 8000, 16000, 24000/);
     expect(() => readSipCallEnv({ SIP_LANGUAGE: 'korean please' })).toThrow(/SIP_LANGUAGE/);
   });
 
@@ -155,8 +160,8 @@ describe('SIP env', () => {
     } catch (e) {
       error = e;
     }
-    expect(error).toBeInstanceOf(EnvGroupError);
-    const problems = (error as EnvGroupError).problems.join('\n');
+    expect(error).toBeInstanceOf(ConfigError);
+    const problems = (error as ConfigError).problems.join('\n');
     for (const name of ['LIVEKIT_URL', 'LIVEKIT_API_KEY', 'LIVEKIT_API_SECRET', 'AGENT_NAME', 'SIP_NUMBERS', 'SIP_AUTH_PASSWORD']) {
       expect(problems).toContain(name);
     }

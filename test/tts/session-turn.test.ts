@@ -10,7 +10,6 @@ import { RecordingAudioOutput, segmentAudio } from '../../src/audio/recording-ou
 import { createAssistant, createSession } from '../../src/session.js';
 import type { FirstwordTTS } from '../../src/tts/base.js';
 import { nextEvent } from '../helpers/async.js';
-import { testConfig } from '../helpers/config.js';
 import { type ProviderFixture, fixtures, heardTags, recordSent, withTimeout } from './harness.js';
 
 const REPLY_KO = '네, 알겠습니다. 서울은 오늘 맑고 최고 기온은 이십삼 도예요. 우산은 필요 없어요.';
@@ -37,7 +36,6 @@ for (const name of ['resemble', 'cartesia'] as const) {
           llm: new voice.testing.FakeLLM([{ input: '서울 날씨 어때요?', content: REPLY_KO, ttft: 0.05, duration: 0.5 }]),
           tts: engine,
         },
-        testConfig(),
       );
       const output = new RecordingAudioOutput({ playout: 'instant' });
       session.output.audio = output;
@@ -45,7 +43,7 @@ for (const name of ['resemble', 'cartesia'] as const) {
         await session.close();
         output.close();
       });
-      await withTimeout(session.start({ agent: createAssistant(testConfig()) }), 5000, 'start');
+      await withTimeout(session.start({ agent: createAssistant() }), 5000, 'start');
       const committed = nextEvent<voice.ConversationItemAddedEvent>(
         session,
         voice.AgentSessionEventTypes.ConversationItemAdded,

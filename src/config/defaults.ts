@@ -1,0 +1,28 @@
+import type { AckMode, MetricsHost } from './types.js';
+
+/**
+ * How long a stopping worker waits for live calls to end before it hangs up on them.
+ * Process managers must allow more than this (see ecosystem.config.cjs, deploy/, Dockerfile).
+ */
+export const DEFAULT_DRAIN_TIMEOUT_S = 1800;
+
+export const CONFIG_DEFAULTS = {
+  llmModel: 'gpt-4.1-mini',
+  sttModel: 'gpt-4o-transcribe',
+  cartesiaModel: 'sonic-3',
+  localPort: 0,
+  chunkPolicy: 'asymmetric',
+  ackMode: 'off' as AckMode,
+  ackSlowMs: 600,
+  metricsHost: '127.0.0.1' as MetricsHost,
+  webHost: '127.0.0.1',
+  webPort: 3000,
+  webTokenTtlS: 600,
+  sipSampleRate: 16000,
+  sipLanguage: 'en',
+  sipTrunkName: 'firstword-inbound',
+  sipDispatchRuleName: 'firstword-dispatch',
+  sipRoomPrefix: 'call-',
+  drainTimeoutS: DEFAULT_DRAIN_TIMEOUT_S,
+  logLevel: 'info',
+} as const;

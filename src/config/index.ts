@@ -1,0 +1,15 @@
+export { CONFIG_DEFAULTS, DEFAULT_DRAIN_TIMEOUT_S } from './defaults.js';
+export { ConfigError, loadConfig, loadEnvFile } from './load.js';
+export { redactedConfig } from './redact.js';
+export type {
+  AckMode,
+  AppConfig,
+  ConfigMode,
+  LogLevel,
+  MetricsHost,
+  SipCallConfig,
+  SipSetupConfig,
+  TelephonySampleRate,
+  TtsProvider,
+} from './types.js';
+export { ENV_VARIABLES, LOG_LEVELS, METRICS_HOSTS, SECRET_VARIABLES, TELEPHONY_SAMPLE_RATES, type EnvVariable } from './variables.js';

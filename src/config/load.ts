@@ -1,0 +1,206 @@
+/**
+ * Environment → one typed, validated configuration, for every command (worker, demo, web page,
+ * SIP setup). Every problem is collected before anything fails, so a person sees the whole list
+ * at once, each line naming the variable to fix. Secret values never appear in messages.
+ */
+import dotenv from 'dotenv';
+import { CONFIG_DEFAULTS } from './defaults.js';
+import type { AppConfig, ConfigMode, TtsProvider } from './types.js';
+import { ENV_SCHEMA, ENV_VARIABLES, type EnvVariable, type ParsedEnv, SECRET_VARIABLES } from './variables.js';
+
+export class ConfigError extends Error {
+  readonly problems: string[];
+
+  constructor(problems: string[]) {
+    const count = problems.length === 1 ? '1 problem' : `${problems.length} problems`;
+    super(
+      [
+        `Invalid configuration (${count}):`,
+        ...problems.map((problem) => `  - ${problem}`),
+        'Set these in the environment or in .env (see .env.example for every variable).',
+      ].join('\n'),
+    );
+    this.name = 'ConfigError';
+    this.problems = problems;
+  }
+}
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+/** Shows what was received for a bad non-secret value; a secret's value is never echoed. */
+function describeReceived(variable: EnvVariable, env: Env): string {
+  if (SECRET_VARIABLES.has(variable)) return '';
+  const raw = env[variable]?.trim() ?? '';
+  const shown = raw.length > 60 ? `${raw.slice(0, 57)}...` : raw;
+  return ` (got ${JSON.stringify(shown)})`;
+}
+
+/**
+ * Parses each variable on its own, so that one bad value neither hides the others' problems nor
+ * makes a variable that is present look missing.
+ */
+function parseEnv(env: Env): { parsed: ParsedEnv; invalid: Set<EnvVariable>; problems: string[] } {
+  const parsed: Record<string, unknown> = {};
+  const invalid = new Set<EnvVariable>();
+  const problems: string[] = [];
+  for (const variable of ENV_VARIABLES) {
+    const result = ENV_SCHEMA.shape[variable].safeParse(env[variable]);
+    if (result.success) {
+      parsed[variable] = result.data;
+      continue;
+    }
+    invalid.add(variable);
+    for (const issue of result.error.issues) problems.push(`${variable} ${issue.message}${describeReceived(variable, env)}`);
+  }
+  return { parsed: parsed as ParsedEnv, invalid, problems };
+}
+
+/** Explicit TTS_PROVIDER wins; otherwise the provider whose key is set, else the local voice. */
+function chooseProvider(env: ParsedEnv): TtsProvider {
+  if (env.TTS_PROVIDER) return env.TTS_PROVIDER;
+  if (env.RESEMBLE_API_KEY) return 'resemble';
+  if (env.CARTESIA_API_KEY) return 'cartesia';
+  return 'local';
+}
+
+/** Rates each provider serves (Resemble's documented list; the local voice speaks Resemble). */
+const PROVIDER_SAMPLE_RATES: Record<TtsProvider, readonly number[]> = {
+  resemble: [8000, 16000, 22050, 32000, 44100, 48000],
+  local: [8000, 16000, 22050, 32000, 44100, 48000],
+  cartesia: [8000, 16000, 22050, 24000, 44100, 48000],
+};
+
+const LIVEKIT_REQUIRED: Array<[EnvVariable, string]> = [
+  ['LIVEKIT_URL', 'the worker needs your LiveKit server URL (e.g. wss://your-project.livekit.cloud)'],
+  ['LIVEKIT_API_KEY', "the worker needs your LiveKit project's API key"],
+  ['LIVEKIT_API_SECRET', "the worker needs your LiveKit project's API secret"],
+];
+
+const REQUIRED_BY_MODE: Record<ConfigMode, Array<[EnvVariable, string]>> = {
+  worker: [...LIVEKIT_REQUIRED, ['OPENAI_API_KEY', 'the worker uses OpenAI for speech-to-text and the LLM']],
+  demo: [],
+  web: [
+    ['LIVEKIT_URL', 'the page server hands browsers your LiveKit server URL'],
+    ['LIVEKIT_API_KEY', 'the page server needs it to mint join tokens'],
+    ['LIVEKIT_API_SECRET', 'the page server needs it to mint join tokens'],
+  ],
+  'sip-setup': [
+    ...LIVEKIT_REQUIRED,
+    ['AGENT_NAME', 'the SIP dispatch rule names the agent to send callers to'],
+    ['SIP_NUMBERS', 'list the phone numbers callers dial, comma-separated'],
+  ],
+};
+
+function requirementProblems(env: ParsedEnv, invalid: ReadonlySet<EnvVariable>, provider: TtsProvider, mode: ConfigMode): string[] {
+  const problems: string[] = [];
+  const require = (variable: EnvVariable, why: string) => {
+    if (env[variable] === undefined && !invalid.has(variable)) problems.push(`${variable} is not set: ${why}`);
+  };
+  for (const [variable, why] of REQUIRED_BY_MODE[mode]) require(variable, why);
+  if (Boolean(env.SIP_AUTH_USERNAME) !== Boolean(env.SIP_AUTH_PASSWORD)) {
+    const missing = env.SIP_AUTH_USERNAME ? 'SIP_AUTH_PASSWORD' : 'SIP_AUTH_USERNAME';
+    problems.push(`${missing} is not set: set SIP_AUTH_USERNAME and SIP_AUTH_PASSWORD together, or neither`);
+  }
+  if (mode !== 'worker' && mode !== 'demo') return problems;
+  // With TTS_PROVIDER itself invalid, the provider is unknown: asking for some provider's keys
+  // would only add noise to the one real problem.
+  if (invalid.has('TTS_PROVIDER')) return problems;
+  if (provider === 'resemble') {
+    require('RESEMBLE_API_KEY', 'TTS_PROVIDER is resemble');
+    require('RESEMBLE_VOICE_UUID', 'TTS_PROVIDER is resemble and Resemble has no default voice');
+  }
+  if (provider === 'cartesia') {
+    require('CARTESIA_API_KEY', 'TTS_PROVIDER is cartesia');
+    require('CARTESIA_VOICE', 'TTS_PROVIDER is cartesia and a voice id is needed');
+  }
+  const rates = PROVIDER_SAMPLE_RATES[provider];
+  if (env.TTS_SAMPLE_RATE !== undefined && !rates.includes(env.TTS_SAMPLE_RATE)) {
+    problems.push(
+      `TTS_SAMPLE_RATE must be one of ${rates.join(', ')} for ${provider} (got ${JSON.stringify(String(env.TTS_SAMPLE_RATE))})`,
+    );
+  }
+  return problems;
+}
+
+function buildConfig(env: ParsedEnv, provider: TtsProvider): AppConfig {
+  const d = CONFIG_DEFAULTS;
+  return {
+    livekit: { url: env.LIVEKIT_URL, apiKey: env.LIVEKIT_API_KEY, apiSecret: env.LIVEKIT_API_SECRET, workerToken: env.LIVEKIT_WORKER_TOKEN },
+    agentName: env.AGENT_NAME,
+    workerHttpPort: env.AGENT_HTTP_PORT,
+    openai: {
+      apiKey: env.OPENAI_API_KEY,
+      baseURL: env.OPENAI_BASE_URL,
+      llmModel: env.OPENAI_LLM_MODEL ?? d.llmModel,
+      sttModel: env.OPENAI_STT_MODEL ?? d.sttModel,
+    },
+    tts: {
+      provider,
+      sampleRate: env.TTS_SAMPLE_RATE,
+      resemble: {
+        apiKey: env.RESEMBLE_API_KEY,
+        voiceUuid: env.RESEMBLE_VOICE_UUID,
+        projectUuid: env.RESEMBLE_PROJECT_UUID,
+        model: env.RESEMBLE_MODEL,
+        baseURL: env.RESEMBLE_BASE_URL,
+      },
+      cartesia: {
+        apiKey: env.CARTESIA_API_KEY,
+        voice: env.CARTESIA_VOICE,
+        model: env.CARTESIA_MODEL ?? d.cartesiaModel,
+        language: env.CARTESIA_LANGUAGE,
+        apiVersion: env.CARTESIA_API_VERSION,
+        baseURL: env.CARTESIA_BASE_URL,
+      },
+      localPort: env.LOCAL_VOICE_PORT ?? d.localPort,
+      normalize: (env.TTS_NORMALIZE ?? 'on') === 'on',
+      resembleSsml: env.RESEMBLE_SSML === 'on',
+    },
+    chunking: { policy: env.CHUNK_POLICY ?? d.chunkPolicy, adaptive: env.CHUNK_ADAPTIVE === 'on' },
+    ack: { mode: env.ACK_MODE ?? d.ackMode, slowMs: env.ACK_SLOW_MS ?? d.ackSlowMs },
+    metrics: { port: env.METRICS_PORT, host: env.METRICS_HOST ?? d.metricsHost },
+    web: {
+      host: env.WEB_HOST ?? d.webHost,
+      port: env.WEB_PORT ?? d.webPort,
+      tokenTtlSeconds: env.WEB_TOKEN_TTL_S ?? d.webTokenTtlS,
+      livekitUrl: env.WEB_LIVEKIT_URL ?? env.LIVEKIT_URL,
+    },
+    sip: {
+      call: { sampleRate: env.SIP_SAMPLE_RATE ?? d.sipSampleRate, language: env.SIP_LANGUAGE ?? d.sipLanguage, greeting: env.SIP_GREETING },
+      setup: {
+        numbers: env.SIP_NUMBERS ?? [],
+        trunkName: env.SIP_TRUNK_NAME ?? d.sipTrunkName,
+        dispatchRuleName: env.SIP_DISPATCH_RULE_NAME ?? d.sipDispatchRuleName,
+        roomPrefix: env.SIP_ROOM_PREFIX ?? d.sipRoomPrefix,
+        allowedAddresses: env.SIP_ALLOWED_ADDRESSES,
+        auth:
+          env.SIP_AUTH_USERNAME && env.SIP_AUTH_PASSWORD
+            ? { username: env.SIP_AUTH_USERNAME, password: env.SIP_AUTH_PASSWORD }
+            : undefined,
+      },
+    },
+    lifecycle: { drainTimeoutMs: (env.SHUTDOWN_DRAIN_TIMEOUT_S ?? d.drainTimeoutS) * 1000 },
+    logLevel: env.LOG_LEVEL,
+  };
+}
+
+/**
+ * Reads the configuration from `env` for the command `mode` starts (see {@link ConfigMode}).
+ *
+ * @throws {@link ConfigError} listing every missing or invalid variable.
+ */
+export function loadConfig(env: Env = process.env, opts: { mode: ConfigMode } = { mode: 'worker' }): AppConfig {
+  const { parsed, invalid, problems } = parseEnv(env);
+  const provider = chooseProvider(parsed);
+  problems.push(...requirementProblems(parsed, invalid, provider, opts.mode));
+  if (problems.length > 0) throw new ConfigError(problems);
+  return buildConfig(parsed, provider);
+}
+
+/**
+ * Loads `.env` (if present) into `process.env` without overriding variables already set, and
+ * without dotenv's banner on stdout.
+ */
+export function loadEnvFile(path?: string): void {
+  dotenv.config({ path, quiet: true });
+}

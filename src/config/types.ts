@@ -1,0 +1,73 @@
+import type { LOG_LEVELS, METRICS_HOSTS, TELEPHONY_SAMPLE_RATES } from './variables.js';
+
+export type TtsProvider = 'resemble' | 'cartesia' | 'local';
+export type AckMode = 'off' | 'always' | 'slow';
+export type MetricsHost = (typeof METRICS_HOSTS)[number];
+export type TelephonySampleRate = (typeof TELEPHONY_SAMPLE_RATES)[number];
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+/**
+ * What the command being started needs; every mode validates every variable, but each requires
+ * only its own: `worker` LiveKit + OpenAI credentials, `web` LiveKit credentials, `sip-setup`
+ * LiveKit credentials + AGENT_NAME + SIP_NUMBERS, `demo` (the offline pipeline) none. The
+ * pipeline modes (`worker`, `demo`) also require the chosen TTS provider's keys.
+ */
+export type ConfigMode = 'worker' | 'demo' | 'web' | 'sip-setup';
+
+export interface AppConfig {
+  livekit: { url?: string; apiKey?: string; apiSecret?: string; workerToken?: string };
+  /** Set: explicit dispatch under this name (needed by SIP dispatch rules and token dispatch). */
+  agentName?: string;
+  /** The worker's own HTTP health port (`start` mode); unset keeps the framework's 8081. */
+  workerHttpPort?: number;
+  /** `baseURL` reaches both the LLM and the (realtime) STT: the plugin's STT ignores OPENAI_BASE_URL. */
+  openai: { apiKey?: string; baseURL?: string; llmModel: string; sttModel: string };
+  tts: {
+    provider: TtsProvider;
+    /** Output sample rate asked of the provider; each provider has its own default when unset. */
+    sampleRate?: number;
+    resemble: { apiKey?: string; voiceUuid?: string; projectUuid?: string; model?: string; baseURL?: string };
+    cartesia: { apiKey?: string; voice?: string; model: string; language?: string; apiVersion?: string; baseURL?: string };
+    /** Loopback port of the local voice server; 0 picks a free one. */
+    localPort: number;
+    /** Rewrite numbers, dates and aliases into spoken form before sending (src/chunking/speech). */
+    normalize: boolean;
+    /** Send SSML to Resemble (LLM markup escaped). */
+    resembleSsml: boolean;
+  };
+  /** `adaptive`: size each reply's first chunk from measured LLM rate and provider latency. */
+  chunking: { policy: 'asymmetric' | 'sentence' | 'unit'; adaptive: boolean };
+  ack: { mode: AckMode; slowMs: number };
+  /** `port` unset: no Prometheus endpoint. */
+  metrics: { port?: number; host: MetricsHost };
+  web: {
+    host: string;
+    port: number;
+    tokenTtlSeconds: number;
+    /** Given to browsers with each token: WEB_LIVEKIT_URL, else LIVEKIT_URL. */
+    livekitUrl?: string;
+  };
+  sip: {
+    call: SipCallConfig;
+    setup: SipSetupConfig;
+  };
+  lifecycle: { drainTimeoutMs: number };
+  /** Unset: each command's own default (worker `info`; the demo keeps the framework quiet). */
+  logLevel?: LogLevel;
+}
+
+export interface SipCallConfig {
+  sampleRate: TelephonySampleRate;
+  language: string;
+  greeting?: string;
+}
+
+export interface SipSetupConfig {
+  /** Required by `sip-setup` mode only. */
+  numbers: string[];
+  trunkName: string;
+  dispatchRuleName: string;
+  roomPrefix: string;
+  allowedAddresses?: string[];
+  auth?: { username: string; password: string };
+}

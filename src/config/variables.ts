@@ -1,0 +1,92 @@
+/**
+ * Every environment variable firstword reads, in one schema. `.env.example` documents exactly
+ * these (a test holds the two together); nothing else in `src/` reads the environment, except the
+ * TTS plugin's API-key fallback, which a library used outside this worker needs.
+ */
+import { z } from 'zod';
+import { boundedText, choice, list, oneOfNumbers, onOff, pattern, text, url, wholeNumber } from './fields.js';
+
+export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal'] as const;
+/** Hosts the metrics endpoint may bind: loopback (the default) or every interface, nothing in between. */
+export const METRICS_HOSTS = ['127.0.0.1', '::1', 'localhost', '0.0.0.0', '::'] as const;
+/** The sample rates a phone leg can usefully carry; 16 kHz is wideband (HD voice). */
+export const TELEPHONY_SAMPLE_RATES = [8000, 16000, 24000] as const;
+
+const WEB_SCHEMES = ['ws', 'wss', 'http', 'https'] as const;
+const NAME = /^[A-Za-z0-9_.-]{1,64}$/;
+/** E.164: `+`, country code, subscriber number; 8–15 digits in all. */
+const E164 = /^\+[1-9]\d{6,14}$/;
+
+export const ENV_SCHEMA = z.object({
+  // LiveKit
+  LIVEKIT_URL: url(WEB_SCHEMES),
+  LIVEKIT_API_KEY: text(),
+  LIVEKIT_API_SECRET: text(),
+  LIVEKIT_WORKER_TOKEN: text(),
+  AGENT_NAME: pattern(NAME, 'may hold letters, digits, _ . - only (max 64)'),
+  AGENT_HTTP_PORT: wholeNumber(1, 65535, 'port'),
+  // OpenAI
+  OPENAI_API_KEY: text(),
+  OPENAI_BASE_URL: url(['http', 'https']),
+  OPENAI_LLM_MODEL: text(),
+  OPENAI_STT_MODEL: text(),
+  // TTS
+  TTS_PROVIDER: choice(['resemble', 'cartesia', 'local'] as const),
+  TTS_SAMPLE_RATE: wholeNumber(8000, 48000, 'Hz'),
+  RESEMBLE_API_KEY: text(),
+  RESEMBLE_VOICE_UUID: text(),
+  RESEMBLE_PROJECT_UUID: text(),
+  RESEMBLE_MODEL: text(),
+  RESEMBLE_BASE_URL: url(WEB_SCHEMES),
+  CARTESIA_API_KEY: text(),
+  CARTESIA_VOICE: text(),
+  CARTESIA_MODEL: text(),
+  CARTESIA_LANGUAGE: text(),
+  CARTESIA_API_VERSION: text(),
+  CARTESIA_BASE_URL: url(WEB_SCHEMES),
+  LOCAL_VOICE_PORT: wholeNumber(0, 65535, 'port'),
+  // Tuning
+  TTS_NORMALIZE: onOff(),
+  RESEMBLE_SSML: onOff(),
+  CHUNK_POLICY: choice(['asymmetric', 'sentence', 'unit'] as const),
+  CHUNK_ADAPTIVE: onOff(),
+  ACK_MODE: choice(['off', 'always', 'slow'] as const),
+  ACK_SLOW_MS: wholeNumber(0, 10_000, 'milliseconds'),
+  METRICS_PORT: wholeNumber(1, 65535, 'port'),
+  METRICS_HOST: choice(METRICS_HOSTS),
+  LOG_LEVEL: choice(LOG_LEVELS),
+  // Browser page
+  WEB_HOST: text(),
+  WEB_PORT: wholeNumber(0, 65535, 'port'),
+  WEB_TOKEN_TTL_S: wholeNumber(30, 3600, 'seconds'),
+  WEB_LIVEKIT_URL: url(WEB_SCHEMES),
+  // Phone calls
+  SIP_SAMPLE_RATE: oneOfNumbers(TELEPHONY_SAMPLE_RATES, 'Hz'),
+  SIP_LANGUAGE: pattern(/^[A-Za-z]{2,3}([-_][A-Za-z0-9]{2,8})*$/, 'must be a language tag such as en, ko or ko-KR'),
+  SIP_GREETING: boundedText(300, 'must be under 300 characters'),
+  SIP_NUMBERS: list(E164, 'must list E.164 numbers, e.g. +14155550123'),
+  SIP_TRUNK_NAME: pattern(/^.{1,128}$/, 'must be 1-128 characters'),
+  SIP_DISPATCH_RULE_NAME: pattern(/^.{1,128}$/, 'must be 1-128 characters'),
+  SIP_ROOM_PREFIX: pattern(/^[A-Za-z0-9_-]{1,32}$/, 'may hold letters, digits, _ - only (max 32)'),
+  SIP_ALLOWED_ADDRESSES: list(/^[0-9A-Fa-f:.]+(\/\d{1,3})?$/, 'must list IP addresses or CIDR ranges'),
+  SIP_AUTH_USERNAME: text(),
+  SIP_AUTH_PASSWORD: text(),
+  // Process management
+  SHUTDOWN_DRAIN_TIMEOUT_S: wholeNumber(1, 86_400, 'seconds'),
+});
+
+export type EnvVariable = keyof typeof ENV_SCHEMA.shape;
+export type ParsedEnv = z.output<typeof ENV_SCHEMA>;
+
+export const ENV_VARIABLES = Object.keys(ENV_SCHEMA.shape) as EnvVariable[];
+
+/** Values that are never echoed in an error message nor logged. */
+export const SECRET_VARIABLES: ReadonlySet<EnvVariable> = new Set<EnvVariable>([
+  'LIVEKIT_API_KEY',
+  'LIVEKIT_API_SECRET',
+  'LIVEKIT_WORKER_TOKEN',
+  'OPENAI_API_KEY',
+  'RESEMBLE_API_KEY',
+  'CARTESIA_API_KEY',
+  'SIP_AUTH_PASSWORD',
+]);
