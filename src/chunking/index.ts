@@ -9,6 +9,7 @@ export type {
   Chunker,
   ChunkerOptions,
 } from './types.js';
+export { CHUNK_POLICIES } from './types.js';
 export { createChunker } from './chunker.js';
 export { DEFAULT_CHUNKER_OPTIONS, UNIT_MAX_CHUNK_CHARS } from './options.js';
 export { DEFAULT_ABBREVIATIONS, type BoundaryDetectorOptions, createBoundaryDetector } from './boundaries.js';

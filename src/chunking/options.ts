@@ -1,5 +1,5 @@
 import { createBoundaryDetector } from './boundaries.js';
-import type { BoundaryDetector, ChunkPolicy, ChunkerOptions } from './types.js';
+import { type BoundaryDetector, CHUNK_POLICIES, type ChunkPolicy, type ChunkerOptions } from './types.js';
 
 /** Resemble rejects requests over 3,000 characters; a whole unit must still fit in one. */
 export const UNIT_MAX_CHUNK_CHARS = 3000;
@@ -27,11 +27,10 @@ export interface ResolvedChunkerOptions {
   boundaryDetector: BoundaryDetector;
 }
 
-const POLICIES: readonly ChunkPolicy[] = ['asymmetric', 'sentence', 'unit'];
 
 export function resolveChunkerOptions(options: ChunkerOptions = {}): ResolvedChunkerOptions {
   const policy = options.policy ?? DEFAULT_CHUNKER_OPTIONS.policy;
-  if (!POLICIES.includes(policy)) throw new RangeError(`unknown chunk policy: ${String(policy)}`);
+  if (!(CHUNK_POLICIES as readonly string[]).includes(policy)) throw new RangeError(`unknown chunk policy: ${String(policy)}`);
   const resolved: ResolvedChunkerOptions = {
     policy,
     firstChunkMinWords: count('firstChunkMinWords', options.firstChunkMinWords ?? DEFAULT_CHUNKER_OPTIONS.firstChunkMinWords, 0),

@@ -4,7 +4,8 @@
  * `unit`: no cuts inside a reply except explicit flushes (tool calls) and the end — for expressive
  * voices whose intonation breaks at every request boundary.
  */
-export type ChunkPolicy = 'asymmetric' | 'sentence' | 'unit';
+export const CHUNK_POLICIES = ['asymmetric', 'sentence', 'unit'] as const;
+export type ChunkPolicy = (typeof CHUNK_POLICIES)[number];
 
 /**
  * Why a chunk was cut: `clause` (asymmetric first chunk at `,` `:` `—` …), `sentence`, `length`

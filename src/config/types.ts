@@ -1,3 +1,4 @@
+import type { ChunkPolicy } from '../chunking/index.js';
 import type { LOG_LEVELS, METRICS_HOSTS, TELEPHONY_SAMPLE_RATES } from './variables.js';
 
 export type TtsProvider = 'resemble' | 'cartesia' | 'local';
@@ -36,7 +37,7 @@ export interface AppConfig {
     resembleSsml: boolean;
   };
   /** `adaptive`: size each reply's first chunk from measured LLM rate and provider latency. */
-  chunking: { policy: 'asymmetric' | 'sentence' | 'unit'; adaptive: boolean };
+  chunking: { policy: ChunkPolicy; adaptive: boolean };
   ack: { mode: AckMode; slowMs: number };
   /** `port` unset: no Prometheus endpoint. */
   metrics: { port?: number; host: MetricsHost };

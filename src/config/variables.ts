@@ -4,6 +4,7 @@
  * TTS plugin's API-key fallback, which a library used outside this worker needs.
  */
 import { z } from 'zod';
+import { CHUNK_POLICIES } from '../chunking/types.js';
 import { boundedText, choice, list, oneOfNumbers, onOff, pattern, text, url, wholeNumber } from './fields.js';
 
 export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal'] as const;
@@ -48,7 +49,7 @@ export const ENV_SCHEMA = z.object({
   // Tuning
   TTS_NORMALIZE: onOff(),
   RESEMBLE_SSML: onOff(),
-  CHUNK_POLICY: choice(['asymmetric', 'sentence', 'unit'] as const),
+  CHUNK_POLICY: choice(CHUNK_POLICIES),
   CHUNK_ADAPTIVE: onOff(),
   ACK_MODE: choice(['off', 'always', 'slow'] as const),
   ACK_SLOW_MS: wholeNumber(0, 10_000, 'milliseconds'),

@@ -74,10 +74,16 @@ class KeyCounter {
   }
 }
 
+/**
+ * Answers a request that is not part of the protocol (e.g. a test-control route); returns false
+ * to let the server answer 404 as the real service does.
+ */
+export type ExtraRoutes = (req: IncomingMessage, res: ServerResponse) => boolean;
+
 export async function startCartesiaServer(
-  options: Partial<CartesiaServerOptions> & { port?: number } = {},
+  options: Partial<CartesiaServerOptions> & { port?: number; extraRoutes?: ExtraRoutes } = {},
 ): Promise<CartesiaServer> {
-  const { port: requestedPort = 0, ...rest } = options;
+  const { port: requestedPort = 0, extraRoutes, ...rest } = options;
   let current: CartesiaServerOptions = { ...CARTESIA_SERVER_DEFAULTS, ...rest };
   const random = seededRandom(current.seed);
   const received: ReceivedMessage[] = [];
@@ -148,7 +154,10 @@ export async function startCartesiaServer(
 
   const onRequest = (req: IncomingMessage, res: ServerResponse): void => {
     const requestId = newRequestId();
-    if (requestUrl(req).pathname !== BYTES_PATH) return sendHttpError(res, errors.notFound(), requestId);
+    if (requestUrl(req).pathname !== BYTES_PATH) {
+      if (extraRoutes?.(req, res)) return;
+      return sendHttpError(res, errors.notFound(), requestId);
+    }
     if (req.method !== 'POST') {
       return sendHttpError(
         res,

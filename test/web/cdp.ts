@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import WebSocket from 'ws';
@@ -17,6 +17,35 @@ export const CHROMIUM_FLAGS = [
   '--remote-debugging-port=0',
 ];
 
+/**
+ * For a page that talks to a real agent: a fake microphone (a tone) granted without a prompt,
+ * and audio (the `<audio>` element and Web Audio) allowed to start without a click.
+ */
+export const FAKE_MEDIA_FLAGS = [
+  '--use-fake-ui-for-media-stream',
+  '--use-fake-device-for-media-stream',
+  '--autoplay-policy=no-user-gesture-required',
+];
+
+/** Evaluates an expression in the page (awaiting it if it is a promise) and returns its value. */
+export type Evaluate = (expression: string) => Promise<unknown>;
+
+export interface PageHandle {
+  evaluate: Evaluate;
+  /** Any CDP command in this page's session. */
+  send(method: string, params?: Record<string, unknown>): Promise<Record<string, unknown>>;
+  /** Saves a PNG of the page (the whole page when `fullPage`) and returns its path. */
+  screenshot(path: string, options?: { fullPage?: boolean }): Promise<string>;
+}
+
+/** A browser log entry (Log.entryAdded): CSP violations, failed loads, console errors… */
+export interface LogEntry {
+  source: string;
+  level: string;
+  text: string;
+  url?: string;
+}
+
 interface Pending {
   resolve: (value: Record<string, unknown>) => void;
   reject: (error: Error) => void;
@@ -33,6 +62,7 @@ export class HeadlessChromium {
   #nextId = 1;
   #pending = new Map<number, Pending>();
   readonly exceptions: string[] = [];
+  readonly logs: LogEntry[] = [];
 
   private constructor(process: ChildProcess, socket: WebSocket, profile: string) {
     this.#process = process;
@@ -44,7 +74,7 @@ export class HeadlessChromium {
         result?: Record<string, unknown>;
         error?: { message: string };
         method?: string;
-        params?: { exceptionDetails?: { text?: string; exception?: { description?: string } } };
+        params?: { exceptionDetails?: { text?: string; exception?: { description?: string } }; entry?: LogEntry };
       };
       if (message.id !== undefined) {
         const pending = this.#pending.get(message.id);
@@ -54,13 +84,16 @@ export class HeadlessChromium {
       } else if (message.method === 'Runtime.exceptionThrown') {
         const details = message.params?.exceptionDetails;
         this.exceptions.push(details?.exception?.description ?? details?.text ?? 'exception');
+      } else if (message.method === 'Log.entryAdded' && message.params?.entry) {
+        const { source, level, text, url } = message.params.entry;
+        this.logs.push({ source, level, text, url });
       }
     });
   }
 
-  static async launch(executable: string, timeoutMs = 20_000): Promise<HeadlessChromium> {
+  static async launch(executable: string, timeoutMs = 20_000, extraFlags: readonly string[] = []): Promise<HeadlessChromium> {
     const profile = mkdtempSync(join(tmpdir(), 'chromium-profile-'));
-    const child = spawn(executable, [...CHROMIUM_FLAGS, `--user-data-dir=${profile}`, 'about:blank'], {
+    const child = spawn(executable, [...CHROMIUM_FLAGS, ...extraFlags, `--user-data-dir=${profile}`, 'about:blank'], {
       stdio: ['ignore', 'ignore', 'pipe'],
     });
     try {
@@ -109,22 +142,46 @@ export class HeadlessChromium {
   }
 
   /** Opens `url` in a new tab; returns a function evaluating expressions in it. */
-  async open(url: string): Promise<(expression: string) => Promise<unknown>> {
-    const { targetId } = (await this.send('Target.createTarget', { url: 'about:blank' })) as { targetId: string };
+  async open(url: string): Promise<Evaluate> {
+    return (await this.openPage(url)).evaluate;
+  }
+
+  /** Opens `url` in a new tab (`width`×`height` CSS pixels); returns a handle on it. */
+  async openPage(url: string, viewport = { width: 1000, height: 900 }): Promise<PageHandle> {
+    const { targetId } = (await this.send('Target.createTarget', { url: 'about:blank', ...viewport })) as {
+      targetId: string;
+    };
     const { sessionId } = (await this.send('Target.attachToTarget', { targetId, flatten: true })) as {
       sessionId: string;
     };
-    await this.send('Runtime.enable', {}, sessionId);
-    await this.send('Page.navigate', { url }, sessionId);
-    return async (expression) => {
-      const { result, exceptionDetails } = (await this.send(
-        'Runtime.evaluate',
-        { expression, returnByValue: true },
-        sessionId,
-      )) as { result: { value?: unknown }; exceptionDetails?: { text: string } };
-      if (exceptionDetails) throw new Error(`evaluate failed: ${exceptionDetails.text}`);
+    const send = (method: string, params: Record<string, unknown> = {}) => this.send(method, params, sessionId);
+    await send('Runtime.enable');
+    await send('Log.enable');
+    await send('Page.enable');
+    await send('Page.navigate', { url });
+    const evaluate: Evaluate = async (expression) => {
+      const { result, exceptionDetails } = (await send('Runtime.evaluate', {
+        expression,
+        returnByValue: true,
+        awaitPromise: true,
+      })) as { result: { value?: unknown }; exceptionDetails?: { text: string; exception?: { description?: string } } };
+      if (exceptionDetails) {
+        throw new Error(`evaluate failed: ${exceptionDetails.exception?.description ?? exceptionDetails.text}`);
+      }
       return result.value;
     };
+    const screenshot = async (path: string, options: { fullPage?: boolean } = {}) => {
+      const { data } = (await send('Page.captureScreenshot', {
+        format: 'png',
+        captureBeyondViewport: options.fullPage ?? false,
+        ...(options.fullPage
+          ? { clip: { x: 0, y: 0, width: viewport.width, height: await pageHeight(evaluate), scale: 1 } }
+          : {}),
+      })) as { data: string };
+      writeFileSync(path, Buffer.from(data, 'base64'));
+      return path;
+    };
+    return { evaluate, send, screenshot };
   }
 
   async close(): Promise<void> {
@@ -137,6 +194,10 @@ export class HeadlessChromium {
     });
     rmSync(this.#profile, { recursive: true, force: true });
   }
+}
+
+async function pageHeight(evaluate: Evaluate): Promise<number> {
+  return Math.ceil(Number(await evaluate('document.documentElement.scrollHeight')));
 }
 
 /** Polls `probe` until it returns something other than undefined, or fails after `timeoutMs`. */
