@@ -1,19 +1,30 @@
+// @ts-check
 /**
- * The test page: asks our server for a token, joins the LiveKit room, publishes the
- * microphone, plays the agent, and shows connection state, the live transcript and each
- * turn's time to first audio. Plain ES module: livekit-client's ESM build is served by
- * our server from node_modules, no bundler.
+ * The test page: asks our server for a token, joins the LiveKit room, publishes the microphone,
+ * plays the agent, and shows the connection, the agent's state and voice level, the live
+ * transcript (spoken and typed), and each turn's time to first audio. This file only connects
+ * livekit-client's events to the modules beside it, whose logic is pure and unit-tested.
+ * Plain ES modules: livekit-client's ESM build is served by our server from node_modules.
  */
-import { ParticipantEvent, Room, RoomEvent, Track } from '/vendor/livekit-client.esm.mjs';
-import { createTurnTimer } from '/turn-timer.js';
+import { DisconnectReason, ParticipantEvent, Room, RoomEvent, Track } from './livekit.js';
+import { AGENT_JOIN_TIMEOUT_MS, AGENT_STATE_ATTRIBUTE, createAgentTracker, isAgentParticipant, renderAgentState } from './agent-state.js';
+import { CHAT_TOPIC, bindChat, createChatLines, setChatEnabled } from './chat.js';
+import { connectFailureMessage, disconnectMessage, errorText, fetchToken, readPageOptions } from './connection.js';
+import { installDebugHook } from './debug.js';
+import { createMicrophone } from './devices.js';
+import { createLevelMeter } from './level-meter.js';
+import { TRANSCRIPTION_TOPIC, createTranscript, createTranscriptView, describeTranscription, readTranscription } from './transcript.js';
+import { createTurnTimer } from './turn-timer.js';
 
-const TRANSCRIPTION_TOPIC = 'lk.transcription';
-const AGENT_STATE_ATTRIBUTE = 'lk.agent.state';
-const SEGMENT_ATTRIBUTE = 'lk.segment_id';
-const FINAL_ATTRIBUTE = 'lk.transcription_final';
+/** @typedef {import('livekit-client').RemoteParticipant} RemoteParticipant */
+/** @typedef {import('livekit-client').RemoteTrack} RemoteTrack */
+/** @typedef {'idle' | 'connecting' | 'connected' | 'reconnecting' | 'disconnected' | 'error'} PageState */
 
-/** @param {string} id */
-const $ = (id) => /** @type {HTMLElement} */ (document.getElementById(id));
+/**
+ * @template {HTMLElement} T
+ * @param {string} id
+ */
+const $ = (id) => /** @type {T} */ (document.getElementById(id));
 const ui = {
   form: /** @type {HTMLFormElement} */ ($('join')),
   room: /** @type {HTMLInputElement} */ ($('room')),
@@ -23,18 +34,49 @@ const ui = {
   status: $('status'),
   error: $('error'),
   enableAudio: /** @type {HTMLButtonElement} */ ($('enable-audio')),
-  transcript: $('transcript'),
+  agentState: $('agent-state'),
+  transcript: /** @type {HTMLOListElement} */ ($('transcript')),
+  chat: { form: /** @type {HTMLFormElement} */ ($('chat')), input: /** @type {HTMLTextAreaElement} */ ($('chat-input')), send: /** @type {HTMLButtonElement} */ ($('chat-send')) },
   turns: $('turns'),
 };
 
-/** @type {Room | undefined} */
-let room;
-let timer = createTurnTimer();
-/** @type {Map<string, HTMLLIElement>} */
-const segments = new Map();
+const options = readPageOptions(location.search, AGENT_JOIN_TIMEOUT_MS);
+const meter = createLevelMeter(/** @type {HTMLMeterElement} */ ($('agent-level')));
+const transcript = createTranscript();
+const transcriptView = createTranscriptView(ui.transcript);
+const mic = createMicrophone(
+  { button: $('mic'), select: $('mic-device'), status: $('mic-status'), error: $('mic-error') },
+  { listDevices: () => Room.getLocalDevices('audioinput', false), secureContext: window.isSecureContext },
+);
 
 /**
- * @param {'idle' | 'connecting' | 'connected' | 'reconnecting' | 'disconnected' | 'error'} state
+ * Everything about one connection; replaced on each Connect.
+ *
+ * @param {Room | undefined} room
+ * @param {string | null} agentName
+ */
+function createSession(room, agentName) {
+  return {
+    room,
+    /** connect() succeeded: a later Disconnected is a dropped connection, not a failed join */
+    joined: false,
+    /** @type {RemoteTrack | null} the agent's audio the level meter follows */
+    agentAudio: null,
+    agents: createAgentTracker({ agentName, timeoutMs: options.agentTimeoutMs, onChange: showAgent, onAgent: followAgentAudio }),
+    timer: createTurnTimer(),
+    chat: createChatLines(),
+    /** @type {{ turn: number, ms: number }[]} */
+    turns: [],
+  };
+}
+let session = createSession(undefined, null);
+/** What the error box shows: agent problems come and go with the agent, others stay. */
+let errorKind = /** @type {'agent' | 'other' | null} */ (null);
+
+// ---- what the page shows ------------------------------------------------------------------
+
+/**
+ * @param {PageState} state
  * @param {string} text
  */
 function setStatus(state, text) {
@@ -43,185 +85,240 @@ function setStatus(state, text) {
   const busy = state === 'connecting' || state === 'connected' || state === 'reconnecting';
   ui.connect.disabled = busy;
   ui.disconnect.disabled = !busy;
+  setChatEnabled(ui.chat, state === 'connected');
+  mic.setConnected(state === 'connected' || state === 'reconnecting');
+  session.agents.connection(busy ? state : 'disconnected');
 }
 
-/** @param {string | null} message */
-function showError(message) {
+/**
+ * @param {string | null} message
+ * @param {'agent' | 'other'} [kind]
+ */
+function showError(message, kind = 'other') {
+  errorKind = message === null ? null : kind;
   ui.error.hidden = message === null;
   ui.error.textContent = message ?? '';
 }
 
-const randomSuffix = () => Math.random().toString(36).slice(2, 8);
-
-function initialiseForm() {
-  const params = new URLSearchParams(location.search);
-  ui.room.value = params.get('room') ?? `firstword-${randomSuffix()}`;
-  ui.identity.value = params.get('identity') ?? `guest-${randomSuffix()}`;
-  return params.get('autoconnect') === '1';
-}
-
-/**
- * @param {string} room
- * @param {string} identity
- * @returns {Promise<{ token: string, url: string }>}
- */
-async function fetchToken(room, identity) {
-  let response;
-  try {
-    response = await fetch('/token', {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ room, identity }),
-    });
-  } catch (error) {
-    throw new Error(`Could not reach this page's server for a token (${errorText(error)}).`);
-  }
-  const body = await response.json().catch(() => ({}));
-  if (!response.ok) {
-    throw new Error(`The token request was refused: ${body.message ?? response.statusText}`);
-  }
-  return body;
-}
-
-/** @param {unknown} error */
-function errorText(error) {
-  return error instanceof Error ? error.message : String(error);
-}
-
-/**
- * @param {string} speaker
- * @param {string} segmentId
- * @param {string} text
- * @param {{ append: boolean, final: boolean, agent: boolean }} how
- */
-function showTranscript(speaker, segmentId, text, how) {
-  let item = segments.get(segmentId);
-  if (!item) {
-    item = document.createElement('li');
-    item.className = how.agent ? 'agent' : 'user';
-    const who = document.createElement('span');
-    who.className = 'speaker';
-    who.textContent = `${speaker}:`;
-    item.append(who, document.createElement('span'));
-    ui.transcript.append(item);
-    segments.set(segmentId, item);
-  }
-  const body = /** @type {HTMLSpanElement} */ (item.lastElementChild);
-  body.textContent = how.append ? body.textContent + text : text;
-  item.classList.toggle('interim', !how.final);
+function showAgent() {
+  renderAgentState(ui.agentState, session.agents.view);
+  const problem = session.agents.problem;
+  if (problem) showError(problem, 'agent');
+  else if (errorKind === 'agent') showError(null);
 }
 
 /** @param {{ turn: number, ms: number } | null} measurement */
 function recordTurn(measurement) {
   if (!measurement) return;
+  session.turns.push(measurement);
   const item = document.createElement('li');
+  item.dataset.turn = String(measurement.turn);
+  item.dataset.ms = String(measurement.ms);
   item.textContent = `Turn ${measurement.turn}: ${measurement.ms} ms`;
   ui.turns.append(item);
 }
 
-/** @param {import('livekit-client').RemoteParticipant} participant */
-function watchAgentAudio(participant) {
+/** @param {import('./transcript.js').TranscriptUpdate} update */
+function applyTranscript(update) {
+  const entry = transcript.apply(update);
+  if (entry) transcriptView.show(entry);
+}
+
+// ---- the agent's audio --------------------------------------------------------------------
+
+/** @param {RemoteParticipant | null} agent */
+function followAgentAudio(agent) {
+  session.agentAudio = null;
+  meter.detach();
+  for (const publication of agent?.audioTrackPublications.values() ?? []) {
+    if (publication.track) listenToAgent(publication.track);
+  }
+}
+
+/**
+ * The meter follows the agent's voice (published as its microphone); another audio track of the
+ * agent (background audio) only while there is no voice track.
+ *
+ * @param {RemoteTrack} track
+ */
+function listenToAgent(track) {
+  if (session.agentAudio && session.agentAudio !== track && track.source !== Track.Source.Microphone) return;
+  session.agentAudio = track;
+  meter.attach(track.mediaStreamTrack);
+}
+
+/** @param {RemoteParticipant} participant */
+function timeAgentSpeech(participant) {
   participant.on(ParticipantEvent.IsSpeakingChanged, (speaking) => {
-    if (participant.isAgent) recordTurn(timer.agentSpeaking(speaking, performance.now()));
+    if (isAgentParticipant(participant)) recordTurn(session.timer.agentSpeaking(speaking, performance.now()));
   });
 }
 
+// ---- the room -----------------------------------------------------------------------------
+
+/** Rooms the user asked to leave: their Disconnected event is not a dropped connection. */
+const leaving = new WeakSet();
+/** Counts Connect and Disconnect presses: a connect() that was overtaken stops. */
+let attempt = 0;
+
 /** @param {Room} current */
 function wireRoom(current) {
+  const live = () => current === session.room;
+  /** @param {number | undefined} reason */
+  const reasonName = (reason) => (reason === undefined ? undefined : DisconnectReason[reason]);
+
   current.on(RoomEvent.ConnectionStateChanged, (state) => {
-    if (state === 'reconnecting') setStatus('reconnecting', 'Connection lost, reconnecting…');
+    if (live() && state === 'reconnecting') setStatus('reconnecting', 'Connection lost, reconnecting…');
   });
-  current.on(RoomEvent.Reconnected, () => setStatus('connected', `Connected to room "${current.name}".`));
+  current.on(RoomEvent.Reconnected, () => {
+    if (live()) setStatus('connected', `Connected to room "${current.name}".`);
+  });
   current.on(RoomEvent.Disconnected, (reason) => {
-    if (ui.status.dataset.state !== 'error') setStatus('disconnected', `Disconnected${reason ? ` (${reason})` : ''}.`);
+    if (!live() || !session.joined) return; // a failed connect() says why itself
+    const message = leaving.has(current) ? null : disconnectMessage(reasonName(reason), current.localParticipant.identity);
+    setStatus('disconnected', message ? 'Connection lost.' : 'Disconnected.');
+    if (message) showError(message);
   });
   current.on(RoomEvent.AudioPlaybackStatusChanged, () => {
     ui.enableAudio.hidden = current.canPlaybackAudio;
   });
-  current.on(RoomEvent.TrackSubscribed, (track) => {
-    if (track.kind === Track.Kind.Audio) document.body.append(track.attach());
+
+  current.on(RoomEvent.TrackSubscribed, (track, _publication, participant) => {
+    if (track.kind !== Track.Kind.Audio) return;
+    document.body.append(track.attach());
+    if (!live()) return;
+    if (participant === session.agents.agent) listenToAgent(track);
+    else session.agents.seen(participant); // adopting the agent follows its subscribed audio
   });
   current.on(RoomEvent.TrackUnsubscribed, (track) => {
     for (const element of track.detach()) element.remove();
+    if (track === session.agentAudio) followAgentAudio(session.agents.agent);
+  });
+  current.on(RoomEvent.ParticipantConnected, (participant) => {
+    timeAgentSpeech(participant);
+    if (live()) session.agents.seen(participant);
+  });
+  current.on(RoomEvent.ParticipantDisconnected, (participant, reason) => {
+    if (live()) session.agents.left(participant, current.remoteParticipants.values(), reasonName(reason));
   });
   current.on(RoomEvent.ParticipantAttributesChanged, (changed, participant) => {
+    if (!live() || participant === current.localParticipant) return;
+    const remote = /** @type {RemoteParticipant} */ (participant);
+    session.agents.attributesChanged(remote);
     const state = changed[AGENT_STATE_ATTRIBUTE];
-    if (participant.isAgent && state) {
-      recordTurn(timer.agentSpeaking(state === 'speaking', performance.now()));
+    if (remote === session.agents.agent && state) {
+      recordTurn(session.timer.agentSpeaking(state === 'speaking', performance.now()));
     }
-  });
-  current.on(RoomEvent.ParticipantConnected, watchAgentAudio);
-  current.localParticipant.on(ParticipantEvent.IsSpeakingChanged, (speaking) => {
-    timer.userSpeaking(speaking, performance.now());
   });
 
-  current.registerTextStreamHandler(TRANSCRIPTION_TOPIC, async (reader, participantInfo) => {
-    const attributes = reader.info.attributes ?? {};
-    const segmentId = attributes[SEGMENT_ATTRIBUTE] ?? reader.info.id;
-    const mine = participantInfo.identity === current.localParticipant.identity;
-    const speaker = mine ? 'You' : 'Agent';
-    const final = attributes[FINAL_ATTRIBUTE] === 'true';
-    if (mine) {
-      // user transcripts arrive whole, one stream per update
-      showTranscript(speaker, segmentId, await reader.readAll(), { append: false, final, agent: false });
-      return;
-    }
-    // the agent's text streams in as it is spoken
-    for await (const chunk of reader) showTranscript(speaker, segmentId, chunk, { append: true, final: false, agent: true });
-    showTranscript(speaker, segmentId, '', { append: true, final: true, agent: true });
+  current.on(RoomEvent.MediaDevicesChanged, () => void mic.refreshDevices());
+  current.on(RoomEvent.ActiveDeviceChanged, (kind) => {
+    if (kind === 'audioinput') void mic.refreshDevices();
+  });
+  current.on(RoomEvent.MediaDevicesError, (error, kind) => {
+    if (live() && (kind === undefined || kind === 'audioinput')) mic.fail(error);
+  });
+  for (const event of [RoomEvent.LocalTrackPublished, RoomEvent.LocalTrackUnpublished, RoomEvent.TrackMuted, RoomEvent.TrackUnmuted]) {
+    current.on(event, () => live() && mic.render());
+  }
+  current.localParticipant.on(ParticipantEvent.IsSpeakingChanged, (speaking) => {
+    session.timer.userSpeaking(speaking, performance.now());
+  });
+
+  current.registerTextStreamHandler(TRANSCRIPTION_TOPIC, (reader, participantInfo) => {
+    const local = current.localParticipant;
+    const stream = describeTranscription(reader.info, participantInfo.identity, {
+      localIdentity: local.identity,
+      localTrackIds: local.trackPublications.keys(),
+      agentIdentities: [...current.remoteParticipants.values()].filter(isAgentParticipant).map((p) => p.identity),
+    });
+    readTranscription(reader, stream, applyTranscript).catch((error) => {
+      console.warn('transcription stream failed', error);
+    });
   });
 }
 
 async function connect() {
+  const mine = ++attempt;
   showError(null);
-  const roomName = ui.room.value.trim();
-  const identity = ui.identity.value.trim();
+  meter.prepare(); // in the click, so the browser lets the audio context run
   setStatus('connecting', 'Requesting a token…');
 
-  /** @type {{ token: string, url: string }} */
+  /** @type {import('./connection.js').Grant} */
   let grant;
   try {
-    grant = await fetchToken(roomName, identity);
+    grant = await fetchToken(ui.room.value.trim(), ui.identity.value.trim());
   } catch (error) {
+    if (mine !== attempt) return;
     setStatus('error', 'Not connected.');
     showError(errorText(error));
     return;
   }
+  if (mine !== attempt) return; // Disconnect pressed while the token was on its way
 
   const current = new Room({ adaptiveStream: true, dynacast: true });
-  room = current;
-  timer = createTurnTimer();
-  segments.clear();
+  session = createSession(current, grant.agentName);
+  mic.use(current);
+  transcript.clear();
+  transcriptView.clear();
+  ui.turns.replaceChildren();
   wireRoom(current);
   setStatus('connecting', `Connecting to ${grant.url}…`);
   try {
     await current.connect(grant.url, grant.token);
   } catch (error) {
-    room = undefined;
+    if (current !== session.room || leaving.has(current)) return; // Disconnect pressed meanwhile
+    session.room = undefined;
+    mic.use(null);
     setStatus('error', 'Connection failed.');
-    showError(
-      `Could not connect to LiveKit at ${grant.url}: ${errorText(error)}\n` +
-        'Check that the LiveKit server is running and reachable from this browser ' +
-        '(LIVEKIT_URL, or WEB_LIVEKIT_URL when browsers use a different address).',
-    );
+    showError(connectFailureMessage(error, grant.url));
     return;
   }
+  session.joined = true;
   setStatus('connected', `Connected to room "${current.name}". Speak when you are ready.`);
-  for (const participant of current.remoteParticipants.values()) watchAgentAudio(participant);
-  try {
-    await current.localParticipant.setMicrophoneEnabled(true);
-  } catch (error) {
-    showError(`Connected, but the microphone is unavailable: ${errorText(error)}`);
-  }
+  for (const participant of current.remoteParticipants.values()) timeAgentSpeech(participant);
+  session.agents.joined(current.remoteParticipants.values());
   ui.enableAudio.hidden = current.canPlaybackAudio;
+  await mic.start();
 }
 
 async function disconnect() {
-  const current = room;
-  room = undefined;
+  attempt += 1;
+  const current = session.room;
+  if (current) leaving.add(current);
   await current?.disconnect();
+  session.room = undefined;
+  mic.use(null);
   setStatus('disconnected', 'Disconnected.');
 }
+
+/** @param {string} text */
+function sendChat(text) {
+  const current = session.room;
+  if (!current) return;
+  const line = session.chat.line(text);
+  applyTranscript(line);
+  // a typed turn is timed from its sending, as a spoken one is from the end of speech
+  session.timer.userSpeaking(false, performance.now());
+  /** @param {'sent' | 'failed'} delivery */
+  const mark = (delivery) => {
+    const entry = transcript.setDelivery(line.id, delivery);
+    if (entry) transcriptView.show(entry);
+  };
+  current.localParticipant.sendText(text, { topic: CHAT_TOPIC }).then(
+    () => mark('sent'),
+    (error) => {
+      mark('failed');
+      showError(`Your message was not sent: ${errorText(error)}`);
+    },
+  );
+}
+
+// ---- start --------------------------------------------------------------------------------
+
+const randomSuffix = () => Math.random().toString(36).slice(2, 8);
+ui.room.value = options.room ?? `firstword-${randomSuffix()}`;
+ui.identity.value = options.identity ?? `guest-${randomSuffix()}`;
 
 ui.form.addEventListener('submit', (event) => {
   event.preventDefault();
@@ -229,7 +326,33 @@ ui.form.addEventListener('submit', (event) => {
 });
 ui.disconnect.addEventListener('click', () => void disconnect());
 ui.enableAudio.addEventListener('click', () => {
-  void room?.startAudio().then(() => (ui.enableAudio.hidden = true));
+  meter.prepare();
+  void session.room?.startAudio().then(() => (ui.enableAudio.hidden = true));
 });
+// an autoconnected page starts without a click; the first one lets the level meter run
+document.addEventListener('pointerdown', () => meter.prepare(), { once: true });
+bindChat(ui.chat, sendChat);
 
-if (initialiseForm()) void connect();
+if (options.debug) {
+  installDebugHook(window, {
+    room: () => session.room,
+    agentTrack: () => /** @type {import('livekit-client').RemoteAudioTrack | null} */ (session.agentAudio),
+    state: () => ({
+      connection: ui.status.dataset.state,
+      status: ui.status.textContent,
+      error: ui.error.hidden ? null : ui.error.textContent,
+      agent: { identity: session.agents.agent?.identity ?? null, state: ui.agentState.dataset.agentState, label: ui.agentState.textContent },
+      mic: { state: mic.state, problem: mic.problem },
+      level: meter.level,
+      peak: meter.peak,
+      audioContext: meter.contextState,
+      canPlaybackAudio: session.room?.canPlaybackAudio ?? null,
+      transcript: transcript.entries(),
+      turns: [...session.turns],
+    }),
+  });
+}
+
+setStatus('idle', 'Not connected.');
+document.body.dataset.page = 'ready'; // the module ran: tests wait for this
+if (options.autoconnect) void connect();

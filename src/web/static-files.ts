@@ -18,6 +18,20 @@ export function livekitClientModulePath(): string {
 
 export const LIVEKIT_CLIENT_URL = '/vendor/livekit-client.esm.mjs';
 
+/** The page's ES modules: `web/<name>.js`, each served at `/<name>.js`. Add new ones here. */
+export const PAGE_MODULES = [
+  'app',
+  'agent-state',
+  'chat',
+  'connection',
+  'debug',
+  'devices',
+  'level-meter',
+  'livekit',
+  'transcript',
+  'turn-timer',
+] as const;
+
 export function staticFiles(webRoot = join(PROJECT_ROOT, 'web')): ReadonlyMap<string, StaticFile> {
   const js = 'text/javascript; charset=utf-8';
   const client = livekitClientModulePath();
@@ -25,16 +39,7 @@ export function staticFiles(webRoot = join(PROJECT_ROOT, 'web')): ReadonlyMap<st
     ['/', { path: join(webRoot, 'index.html'), contentType: 'text/html; charset=utf-8' }],
     ['/index.html', { path: join(webRoot, 'index.html'), contentType: 'text/html; charset=utf-8' }],
     ['/style.css', { path: join(webRoot, 'style.css'), contentType: 'text/css; charset=utf-8' }],
-    ['/app.js', { path: join(webRoot, 'app.js'), contentType: js }],
-    ['/turn-timer.js', { path: join(webRoot, 'turn-timer.js'), contentType: js }],
-    ['/agent-state.js', { path: join(webRoot, 'agent-state.js'), contentType: js }],
-    ['/chat.js', { path: join(webRoot, 'chat.js'), contentType: js }],
-    ['/connection.js', { path: join(webRoot, 'connection.js'), contentType: js }],
-    ['/debug.js', { path: join(webRoot, 'debug.js'), contentType: js }],
-    ['/devices.js', { path: join(webRoot, 'devices.js'), contentType: js }],
-    ['/level-meter.js', { path: join(webRoot, 'level-meter.js'), contentType: js }],
-    ['/livekit.js', { path: join(webRoot, 'livekit.js'), contentType: js }],
-    ['/transcript.js', { path: join(webRoot, 'transcript.js'), contentType: js }],
+    ...PAGE_MODULES.map((name): [string, StaticFile] => [`/${name}.js`, { path: join(webRoot, `${name}.js`), contentType: js }]),
     [LIVEKIT_CLIENT_URL, { path: client, contentType: js }],
     [`${LIVEKIT_CLIENT_URL}.map`, { path: `${client}.map`, contentType: 'application/json' }],
   ]);

@@ -148,9 +148,7 @@ export class HeadlessChromium {
 
   /** Opens `url` in a new tab (`width`×`height` CSS pixels); returns a handle on it. */
   async openPage(url: string, viewport = { width: 1000, height: 900 }): Promise<PageHandle> {
-    const { targetId } = (await this.send('Target.createTarget', { url: 'about:blank', ...viewport })) as {
-      targetId: string;
-    };
+    const { targetId } = (await this.send('Target.createTarget', { url: 'about:blank' })) as { targetId: string };
     const { sessionId } = (await this.send('Target.attachToTarget', { targetId, flatten: true })) as {
       sessionId: string;
     };
@@ -158,6 +156,7 @@ export class HeadlessChromium {
     await send('Runtime.enable');
     await send('Log.enable');
     await send('Page.enable');
+    await send('Emulation.setDeviceMetricsOverride', { ...viewport, deviceScaleFactor: 1, mobile: false });
     await send('Page.navigate', { url });
     const evaluate: Evaluate = async (expression) => {
       const { result, exceptionDetails } = (await send('Runtime.evaluate', {

@@ -1,6 +1,7 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, readdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { livekitClientModulePath } from '../../src/web/static-files.js';
+import { PAGE_MODULES, livekitClientModulePath } from '../../src/web/static-files.js';
 import { type RunningWebServer, startWebServer } from './helpers.js';
 
 let web: RunningWebServer;
@@ -27,7 +28,39 @@ describe('page server', () => {
   it('serves the app, which imports livekit-client from the vendored path', async () => {
     const response = await get('/app.js');
     expect(response.headers.get('content-type')).toBe('text/javascript; charset=utf-8');
-    expect(await response.text()).toContain("from '/vendor/livekit-client.esm.mjs'");
+    expect(await response.text()).toContain("from './livekit.js'");
+    expect(await (await get('/livekit.js')).text()).toContain("from '/vendor/livekit-client.esm.mjs'");
+  });
+
+  it('serves every page module, and every module the page imports', async () => {
+    const WEB = resolve(import.meta.dirname, '../../web');
+    const onDisk = readdirSync(WEB).filter((name) => name.endsWith('.js')).map((name) => name.slice(0, -3));
+    expect([...PAGE_MODULES].sort()).toEqual(onDisk.sort());
+
+    const served = new Set<string>();
+    const pending = ['/app.js'];
+    while (pending.length > 0) {
+      const path = pending.pop()!;
+      if (served.has(path)) continue;
+      const response = await get(path);
+      expect(response.status, path).toBe(200);
+      expect(response.headers.get('content-type'), path).toBe('text/javascript; charset=utf-8');
+      served.add(path);
+      if (path.startsWith('/vendor/')) continue;
+      for (const [, specifier] of (await response.text()).matchAll(/^\s*(?:import|export)\s[^'"]*?from\s+'([^']+)'/gm)) {
+        pending.push(new URL(specifier!, `http://page${path}`).pathname);
+      }
+    }
+    expect([...served].sort()).toEqual([...PAGE_MODULES.map((name) => `/${name}.js`), '/vendor/livekit-client.esm.mjs'].sort());
+    expect(readFileSync(join(WEB, 'app.js'), 'utf8')).not.toMatch(/from '\/(?!vendor\/)/); // relative imports between modules
+  });
+
+  it('keeps the page free of inline scripts and styles (the CSP allows neither)', async () => {
+    const html = await (await get('/')).text();
+    expect(html).not.toMatch(/<script(?![^>]*\ssrc=)[^>]*>/);
+    expect(html).not.toMatch(/<style[\s>]/);
+    expect(html).not.toMatch(/\sstyle=/);
+    expect(html).not.toMatch(/\son[a-z]+=/);
   });
 
   it("serves livekit-client's ESM build byte for byte from node_modules", async () => {
@@ -51,7 +84,7 @@ describe('page server', () => {
   });
 
   it('serves nothing outside its file table', async () => {
-    for (const path of ['/package.json', '/../package.json', '/%2e%2e/package.json', '/web/app.js', '/.env', '/src/web/server.ts']) {
+    for (const path of ['/package.json', '/../package.json', '/%2e%2e/package.json', '/web/app.js', '/.env', '/src/web/server.ts', '/tsconfig.json', '/transcript.d.ts']) {
       const response = await get(path);
       expect(response.status, path).toBe(404);
       expect(((await response.json()) as { error: string }).error).toBe('not_found');

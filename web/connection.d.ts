@@ -1,0 +1,19 @@
+// Generated from connection.js's JSDoc by test/web/page-types.test.ts; do not edit.
+// Regenerate: npx vitest run test/web/page-types.test.ts -u
+export function readPageOptions(search: string, defaultAgentTimeoutMs: number): PageOptions;
+export function errorText(error: unknown): string;
+export function fetchToken(room: string, identity: string, fetchImpl?: typeof fetch): Promise<Grant>;
+export function connectFailureMessage(error: unknown, url: string): string;
+export function disconnectMessage(reasonName: string | undefined, identity: string): string | null;
+export type PageOptions = {
+    room: string | null;
+    identity: string | null;
+    autoconnect: boolean;
+    debug: boolean;
+    agentTimeoutMs: number;
+};
+export type Grant = {
+    token: string;
+    url: string;
+    agentName: string | null;
+};
