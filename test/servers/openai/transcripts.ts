@@ -1,0 +1,42 @@
+/**
+ * Scripted speech recognition: each utterance (realtime commit or HTTP upload) takes the next
+ * queued transcript, else the default. One FIFO for both paths, so a test scripts "what the user
+ * said" without caring which path the client takes.
+ */
+import { hasHangul } from './script.js';
+import { tokenize } from './tokenize.js';
+
+export class TranscriptQueue {
+  #queue: string[] = [];
+
+  push(transcripts: readonly string[]): void {
+    this.#queue.push(...transcripts);
+  }
+
+  next(fallback: string): string {
+    return this.#queue.length > 0 ? this.#queue.shift()! : fallback;
+  }
+
+  get length(): number {
+    return this.#queue.length;
+  }
+}
+
+/** ISO 639-1 code of a transcript, for `languages: [{code}]` when `reportLanguage` is on. */
+export function languageOf(transcript: string): string {
+  return hasHangul(transcript) ? 'ko' : 'en';
+}
+
+/** The transcript cut into `count` deltas along token boundaries (fewer if it has fewer tokens). */
+export function transcriptDeltas(transcript: string, count: number): string[] {
+  if (count <= 0 || transcript === '') return [];
+  const tokens = tokenize(transcript);
+  const pieces = Math.min(count, tokens.length);
+  const deltas: string[] = [];
+  for (let i = 0; i < pieces; i++) {
+    const from = Math.floor((i * tokens.length) / pieces);
+    const to = Math.floor(((i + 1) * tokens.length) / pieces);
+    deltas.push(tokens.slice(from, to).join(''));
+  }
+  return deltas;
+}
