@@ -1,9 +1,10 @@
-// The Resemble WebSocket protocol as the local voice speaks it (../shared/protocols.md part A):
+// The Resemble WebSocket protocol as the local voice speaks it (docs/providers.md part A):
 // request parsing with the service's BadJSON rules, and the shapes of the frames it answers with.
 import { z } from 'zod';
+import { RESEMBLE_MAX_REQUEST_CHARS } from '../tts/resemble-codec.js';
 
 /** Resemble's documented per-request text limit, not counting SSML tags. */
-export const MAX_TEXT_CHARS = 3000;
+export const MAX_TEXT_CHARS = RESEMBLE_MAX_REQUEST_CHARS;
 export const SUPPORTED_SAMPLE_RATES = [8000, 16000, 22050, 24000, 32000, 44100, 48000] as const;
 /** Used when a request leaves `sample_rate` out (the service's own default is unconfirmed). */
 export const DEFAULT_SAMPLE_RATE = 22050;

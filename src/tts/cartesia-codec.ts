@@ -1,8 +1,9 @@
 import { APIStatusError, shortuuid } from '@livekit/agents';
 import type { RawData, WebSocket } from 'ws';
 import { z } from 'zod';
-import type { ProviderCodec, ProviderEvent, SendChunk, TrackKey } from './codec.js';
+import { type ProviderCodec, type ProviderEvent, type SendChunk, type TrackKey, rawBytes } from './codec.js';
 import { openWebSocket } from './connect.js';
+import { createMessageParser } from './message-parser.js';
 
 const contextId = z.string().optional().nullable();
 const serverMessage = z.discriminatedUnion('type', [
@@ -39,21 +40,42 @@ export interface CartesiaCodecOptions {
   model: string;
   language?: string;
   sampleRate: number;
+  /** The WebSocket endpoint (/tts/websocket). */
   url: string;
+  /** The one-shot HTTP endpoint (/tts/bytes) for `synthesize()`. */
+  bytesUrl: string;
   wordTimestamps: boolean;
   connectTimeoutMs: number;
 }
 
-/** Cartesia's WebSocket protocol (shared/protocols.md part B): one context per segment, continued. */
+const SPEAKABLE = /[\p{L}\p{N}]/u;
+
+/** What the protocol needs us to remember about a context until it is done. */
+interface ContextState {
+  /** We sent `continue: false`: the context's next `done` may be final... */
+  closing: boolean;
+  /**
+   * ...unless speakable text went out since its last audio: a `done` then is the early one
+   * Cartesia sends for a context that went idle while our text was in flight, and another follows.
+   */
+  owesAudio: boolean;
+}
+
+/**
+ * Cartesia's WebSocket protocol (docs/providers.md, part B): one context per reply segment,
+ * continued chunk by chunk so prosody carries; contexts multiplex on one socket.
+ */
 export class CartesiaCodec implements ProviderCodec {
   readonly provider = 'cartesia';
-  readonly multiplexed = true;
-  readonly trackPer = 'segment' as const;
+  readonly ordering = 'multiplexed' as const;
+  readonly tracks = 'context' as const;
   readonly maxRequestChars = 1000;
   readonly maxInFlight = 64;
   readonly sampleRate: number;
   #opts: CartesiaCodecOptions;
   #base: Record<string, unknown>;
+  #contexts = new Map<TrackKey, ContextState>();
+  #parse = createMessageParser('cartesia', serverMessage);
 
   constructor(opts: CartesiaCodecOptions) {
     this.#opts = opts;
@@ -67,6 +89,10 @@ export class CartesiaCodec implements ProviderCodec {
       max_buffer_delay_ms: 0,
       ...(opts.wordTimestamps ? { add_timestamps: true } : {}),
     };
+  }
+
+  get model(): string {
+    return this.#opts.model;
   }
 
   connect(signal?: AbortSignal): Promise<WebSocket> {
@@ -83,7 +109,15 @@ export class CartesiaCodec implements ProviderCodec {
     return shortuuid('fwctx_');
   }
 
+  /** An empty or punctuation-only first transcript is refused, and would end the whole context. */
+  canOpenTrack(text: string): boolean {
+    return SPEAKABLE.test(text);
+  }
+
   encode(chunk: SendChunk): string[] {
+    const state = this.#state(chunk.track);
+    state.closing ||= chunk.closesTrack;
+    state.owesAudio ||= SPEAKABLE.test(chunk.text);
     // Transcripts of one context are joined exactly as sent: the separating space is ours to add.
     return [
       JSON.stringify({ ...this.#base, context_id: chunk.track, transcript: `${chunk.text} `, continue: !chunk.closesTrack }),
@@ -91,6 +125,7 @@ export class CartesiaCodec implements ProviderCodec {
   }
 
   encodeClose(track: TrackKey): string[] {
+    this.#state(track).closing = true;
     return [JSON.stringify({ ...this.#base, context_id: track, transcript: '', continue: false })];
   }
 
@@ -98,16 +133,35 @@ export class CartesiaCodec implements ProviderCodec {
     return [JSON.stringify({ context_id: track, cancel: true })];
   }
 
+  /** One HTTP request for a whole (prepared) text: raw PCM in the body. */
+  bytesRequest(transcript: string): { url: string; init: RequestInit; headers: Record<string, string> } {
+    const o = this.#opts;
+    const headers = { 'X-API-Key': o.apiKey, 'Cartesia-Version': o.apiVersion, 'Content-Type': 'application/json' };
+    const body = {
+      model_id: o.model,
+      transcript,
+      voice: { mode: 'id', id: o.voice },
+      output_format: { container: 'raw', encoding: 'pcm_s16le', sample_rate: o.sampleRate },
+      ...(o.language ? { language: o.language } : {}),
+    };
+    return { url: o.bytesUrl, headers, init: { method: 'POST', headers, body: JSON.stringify(body) } };
+  }
+
+  forget(track: TrackKey): void {
+    this.#contexts.delete(track);
+  }
+
   decode(data: RawData, _isBinary: boolean): ProviderEvent[] {
-    const parsed = serverMessage.safeParse(JSON.parse(rawText(data)));
-    if (!parsed.success) return [];
-    const msg = parsed.data;
+    const msg = this.#parse(JSON.parse(rawBytes(data).toString('utf8')));
+    if (!msg) return [];
     const track = msg.context_id ?? undefined;
     switch (msg.type) {
       case 'chunk': {
         if (!track) return [];
+        const state = this.#contexts.get(track);
+        if (state) state.owesAudio = false;
         const events: ProviderEvent[] = [{ type: 'audio', track, pcm: Buffer.from(msg.data, 'base64') }];
-        if (msg.done) events.push({ type: 'end', track });
+        if (msg.done) events.push(this.#done(track));
         return events;
       }
       case 'timestamps': {
@@ -117,7 +171,7 @@ export class CartesiaCodec implements ProviderCodec {
         return [{ type: 'timings', track, timings }];
       }
       case 'done':
-        return track ? [{ type: 'end', track }] : [];
+        return track ? [this.#done(track)] : [];
       case 'flush_done':
       case 'phoneme_timestamps':
         return [];
@@ -126,12 +180,23 @@ export class CartesiaCodec implements ProviderCodec {
     }
   }
 
+  #state(track: TrackKey): ContextState {
+    let state = this.#contexts.get(track);
+    if (!state) this.#contexts.set(track, (state = { closing: false, owesAudio: false }));
+    return state;
+  }
+
+  /** Cartesia may report `done` for a context that merely went idle: only a closed one is over. */
+  #done(track: TrackKey): ProviderEvent {
+    const state = this.#contexts.get(track);
+    return !state || (state.closing && !state.owesAudio) ? { type: 'end', track } : { type: 'drained', track };
+  }
+
   #error(msg: ErrorMessage, track: TrackKey | undefined): ProviderEvent {
     const status = msg.status_code ?? 500;
     const code = msg.error_code ?? undefined;
     const text = msg.message ?? msg.error ?? msg.title ?? 'no message';
     const auth = status === 401 || status === 403;
-    // Empty/punctuation-only first transcript (typical after a tool call): nothing to say, not a failure.
     const emptyTranscript = code === 'transcript_empty' || (status === 400 && /empty|only punctuation/i.test(text));
     // Real Cartesia expires an idle context ~1 s after its last audio ("Context has closed").
     const contextClosed = code === 'context_closed' || /context has (closed|already finished)|has already finished/i.test(text);
@@ -146,12 +211,10 @@ export class CartesiaCodec implements ProviderCodec {
       message,
       options: { statusCode: status, retryable: !auth && (status >= 500 || status === 429) },
     });
-    return { type: 'error', track, error, closesSocket: auth, endsTrackQuietly: emptyTranscript, reopensTrack: contextClosed };
+    // An expired context: what it had not voiced continues on a new one.
+    if (track !== undefined && contextClosed) return { type: 'lost', track, error };
+    // Nothing to voice (typical after a tool call): the context simply ends, no failure.
+    if (track !== undefined && emptyTranscript) return { type: 'end', track };
+    return { type: 'error', track, error, closesSocket: auth };
   }
-}
-
-function rawText(data: RawData): string {
-  if (Buffer.isBuffer(data)) return data.toString('utf8');
-  if (Array.isArray(data)) return Buffer.concat(data).toString('utf8');
-  return Buffer.from(data as ArrayBuffer).toString('utf8');
 }

@@ -2,9 +2,9 @@ import type { APIError } from '@livekit/agents';
 import type { RawData, WebSocket } from 'ws';
 
 /**
- * A "track" is the unit the provider attributes audio to: one Resemble request (one chunk of
- * text), or one Cartesia context (one segment of the reply, continued chunk by chunk). The driver
- * plays tracks strictly in the order it opened them.
+ * A "track" is the unit the provider attributes audio to: one request (one chunk of text), or
+ * one context continued chunk by chunk through a segment of the reply. The driver plays tracks
+ * strictly in the order it opened them.
  */
 export type TrackKey = string;
 
@@ -15,54 +15,67 @@ export interface TrackTiming {
   end: number;
 }
 
+/** What a codec makes of one server message, per track. */
 export type ProviderEvent =
-  | { type: 'audio'; track?: TrackKey; pcm: Buffer; timings?: TrackTiming[] }
+  | { type: 'audio'; track: TrackKey; pcm: Buffer; timings?: TrackTiming[] }
   | { type: 'timings'; track: TrackKey; timings: TrackTiming[] }
+  /** The track is complete: nothing more will come for it. */
   | { type: 'end'; track: TrackKey }
-  /** Set by the socket, not the codec: an `end` that arrived before the track was closed on our side. */
-  | { type: 'early_end'; track: TrackKey }
-  /** `track` is absent when the provider could not tie the error to a request (connection-level). */
-  | {
-      type: 'error';
-      track?: TrackKey;
-      error: APIError;
-      closesSocket: boolean;
-      /** Nothing to voice (e.g. Cartesia's empty first transcript): the track simply ends. */
-      endsTrackQuietly?: boolean;
-      /** The provider closed the context under us (expired): continue the track on a new one. */
-      reopensTrack?: boolean;
-    };
+  /**
+   * The provider has voiced everything sent so far, but the track stays open: more text may still
+   * be sent on it (a context that went idle while the LLM was slow).
+   */
+  | { type: 'drained'; track: TrackKey }
+  /**
+   * The provider closed an open track under us (an expired context). The driver continues the text
+   * it had not voiced on a new track; a track we had already closed fails with `error` instead.
+   */
+  | { type: 'lost'; track: TrackKey; error: APIError }
+  /** `track` is absent when the provider could not tie the error to a track (connection-level). */
+  | { type: 'error'; track?: TrackKey; error: APIError; closesSocket: boolean };
 
-/** What the driver needs to send one piece of text on a track. */
+/** One piece of text to send on a track. */
 export interface SendChunk {
   track: TrackKey;
   text: string;
-  /** True for the first text sent on this track (Cartesia opens a context with it). */
+  /** The first text sent on this track key. */
   opensTrack: boolean;
-  /** True when no more text will follow on this track (Cartesia: `continue: false`). */
+  /** No more text will follow on this track. */
   closesTrack: boolean;
 }
 
 /**
  * A provider is a codec over a WebSocket: how to connect, how to encode text, how to decode what
- * comes back. Everything else — ordering, stale-frame dropping, retries, pooling — lives once in
- * the driver.
+ * comes back, and the few facts of its protocol the driver must plan around (declared below).
+ * Ordering, stale-frame dropping, retries and pooling live once, in the driver, socket and pool.
+ * See src/tts/README.md for the contract.
  */
 export interface ProviderCodec {
   readonly provider: string;
   readonly sampleRate: number;
   /**
-   * `true` when one socket carries many tracks concurrently (Cartesia contexts). `false` when the
-   * provider answers strictly in order (Resemble): a stale request then blocks the socket until it
-   * drains, so a fresh turn goes to another socket.
+   * `multiplexed`: one socket carries many tracks concurrently, each failing on its own.
+   * `in-order`: the provider answers a socket's requests strictly one after another, so a track
+   * that stalls blocks the socket, and a stale request delays everything behind it until it
+   * drains (a fresh turn is better served by another socket).
    */
-  readonly multiplexed: boolean;
-  /** One track per chunk (Resemble) or one track per segment (Cartesia). */
-  readonly trackPer: 'chunk' | 'segment';
+  readonly ordering: 'in-order' | 'multiplexed';
+  /**
+   * `request`: each chunk of text is a track of its own, complete as sent. `context`: one track
+   * per reply segment, continued with each chunk and closed when the segment ends (prosody
+   * carries across chunks).
+   */
+  readonly tracks: 'request' | 'context';
   /** Largest text one request may carry; longer chunks are split before sending. */
   readonly maxRequestChars: number;
-  /** Requests allowed in flight on one socket at once (binary Resemble frames need 1). */
+  /** Tracks one stream may have outstanding on a socket at once. */
   readonly maxInFlight: number;
+  /**
+   * Whether `text` may be the first text of a track. Text that may not waits and goes out in
+   * front of the next text that may (a provider that refuses an opening without words).
+   * @defaultValue any text may open a track
+   */
+  canOpenTrack?(text: string): boolean;
   /** Opens and authenticates a socket; rejects with an APIError. */
   connect(signal?: AbortSignal): Promise<WebSocket>;
   /** Allocates a new track key (unique per codec instance). */
@@ -74,7 +87,16 @@ export interface ProviderCodec {
   encodeCancel(track: TrackKey): string[];
   /**
    * Decodes one server message. `fifoHead` is the oldest outstanding track on this socket, used to
-   * attribute frames that carry no id (Resemble binary mode).
+   * attribute frames that carry no id (in-order providers only).
    */
   decode(data: RawData, isBinary: boolean, fifoHead: TrackKey | undefined): ProviderEvent[];
+  /** The track left the socket (ended, failed, abandoned): per-track protocol state may go. */
+  forget?(track: TrackKey): void;
+}
+
+/** A frame's bytes as one Buffer, whatever shape `ws` delivered them in. */
+export function rawBytes(data: RawData): Buffer {
+  if (Buffer.isBuffer(data)) return data;
+  if (Array.isArray(data)) return Buffer.concat(data);
+  return Buffer.from(data as ArrayBuffer);
 }

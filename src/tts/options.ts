@@ -1,6 +1,7 @@
 import { type ChunkerOptions, type SpeechOptions, normalizeForSpeech, toSsml } from '../chunking/index.js';
 import type { AdaptiveFirstChunkOptions, AdaptivePriors } from '../latency/adaptive.js';
-import type { SocketPoolOptions } from './pool.js';
+import { providerUrl } from './connect.js';
+import { type SocketPoolOptions, checkTimerMs } from './pool.js';
 
 /** The chunker's options, plus the TTS-level adaptive first chunk. */
 export interface TTSChunkingOptions extends ChunkerOptions {
@@ -12,34 +13,85 @@ export interface TTSChunkingOptions extends ChunkerOptions {
   adaptive?: boolean | (Partial<Omit<AdaptiveFirstChunkOptions, 'priors'>> & { priors?: Partial<AdaptivePriors> });
 }
 
-/** Options every provider shares (the driver's knobs). */
-export interface DriverOptions {
-  /** Chunking policy and limits (see src/chunking). */
+/** Options every firstword provider takes; each provider adds its own (voice, model…). */
+export interface FirstwordTTSOptions {
+  /** @defaultValue the provider's key variable (RESEMBLE_API_KEY, CARTESIA_API_KEY) */
+  apiKey?: string;
+  /** Output sample rate asked of the provider; one of its documented rates. */
+  sampleRate: number;
+  /** Chunking policy and limits (see src/chunking). @defaultValue asymmetric */
   chunking: TTSChunkingOptions;
-  /** Audio frame length handed to LiveKit, in ms. Short frames mean earlier first audio. */
+  /** The provider's endpoint; plain ws:// or http:// only to loopback unless `allowInsecure`. */
+  baseURL: string;
+  /** Word timestamps → `TimedString`s on the frames (aligned transcripts). @defaultValue false */
+  wordTimestamps: boolean;
+  /** Audio frame length handed to LiveKit, in ms. Short frames mean earlier first audio. @defaultValue 20 */
+  frameMs: number;
+  /** Spoken-form normalization of numbers, dates and aliases (Korean/English); `false` disables it. @defaultValue {} */
+  speech: SpeechOptions | false;
+  /** Custom text preparation; overrides `speech` (and SSML where the provider has it). */
+  prepareText?: (text: string) => string;
+  /** @defaultValue 10000 */
+  connectTimeoutMs: number;
+  /** Permit ws:// or http:// to a non-loopback host (keys would travel in clear text). @defaultValue false */
+  allowInsecure: boolean;
+  /** Socket pool tuning (see pool.ts). */
+  pool: Partial<SocketPoolOptions>;
+}
+
+export const FIRSTWORD_TTS_DEFAULTS = {
+  chunking: {},
+  wordTimestamps: false,
+  frameMs: 20,
+  speech: {},
+  connectTimeoutMs: 10_000,
+  allowInsecure: false,
+  pool: {},
+} satisfies Partial<FirstwordTTSOptions>;
+
+/** What the shared driver takes from those options. */
+export interface DriverOptions {
+  chunking: TTSChunkingOptions;
   frameMs: number;
   /** Turns a chunk's display text into what the provider should read (e.g. number reading). */
   prepareText?: (text: string) => string;
 }
 
-export const DEFAULT_DRIVER_OPTIONS: DriverOptions = {
-  chunking: {},
-  frameMs: 20,
-};
-
-export type PoolTuning = Partial<SocketPoolOptions>;
-
-/** How chunk text becomes provider text: a custom function, SSML, spoken-form normalization, or as is. */
-export interface SpeechPreparation {
-  /** Spoken-form rewriting (numbers, dates, aliases); `false` sends the text as written. */
-  speech: SpeechOptions | false;
-  /** Send `<speak>` SSML built from the same decisions (providers that accept SSML). */
-  ssml?: boolean;
-  /** Overrides both. */
-  prepareText?: (text: string) => string;
+/** The facts about a provider that checking its options needs. */
+export interface ProviderFacts {
+  /** Shown in errors: `Resemble`, `Cartesia`. */
+  name: string;
+  /** The variable the key falls back to, named when it is missing. */
+  keyVariable: string;
+  sampleRates: readonly number[];
 }
 
-export function speechPreparer(p: SpeechPreparation): ((text: string) => string) | undefined {
+/**
+ * Checks the options every provider shares and resolves the key: absurd values fail here rather
+ * than in production (0 ms frames loop forever, a NaN timeout never fires).
+ */
+export function checkSharedOptions(facts: ProviderFacts, opts: FirstwordTTSOptions, keyFromEnv: string | undefined): string {
+  const apiKey = opts.apiKey ?? keyFromEnv;
+  if (!apiKey) throw new Error(`${facts.name} API key is required: pass apiKey or set ${facts.keyVariable}`);
+  if (!facts.sampleRates.includes(opts.sampleRate)) {
+    throw new Error(`${facts.name} sampleRate must be one of ${facts.sampleRates.join(', ')} (got ${opts.sampleRate})`);
+  }
+  if (!Number.isFinite(opts.frameMs) || opts.frameMs < 1 || opts.frameMs > 1000) {
+    throw new Error(`frameMs must be between 1 and 1000 (got ${String(opts.frameMs)})`);
+  }
+  checkTimerMs('connectTimeoutMs', opts.connectTimeoutMs);
+  return apiKey;
+}
+
+/** The provider's URL for `path`, refusing plain-text schemes to remote hosts unless allowed. */
+export function endpoint(opts: Pick<FirstwordTTSOptions, 'baseURL' | 'allowInsecure'>, path: string, scheme: 'ws' | 'http'): string {
+  return providerUrl(opts.baseURL, path, scheme, opts.allowInsecure);
+}
+
+/** How chunk text becomes provider text: a custom function, SSML, spoken-form normalization, or as is. */
+export function speechPreparer(p: { speech: SpeechOptions | false; ssml?: boolean; prepareText?: (text: string) => string }):
+  | ((text: string) => string)
+  | undefined {
   if (p.prepareText) return p.prepareText;
   if (p.ssml) {
     const opts = p.speech === false ? {} : p.speech;
@@ -48,4 +100,8 @@ export function speechPreparer(p: SpeechPreparation): ((text: string) => string)
   if (p.speech === false) return undefined;
   const opts = p.speech;
   return (text) => normalizeForSpeech(text, opts);
+}
+
+export function driverOptions(opts: FirstwordTTSOptions & { ssml?: boolean }): DriverOptions {
+  return { chunking: opts.chunking, frameMs: opts.frameMs, prepareText: speechPreparer(opts) };
 }

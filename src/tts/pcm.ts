@@ -83,39 +83,3 @@ export function stripRiffHeader(buf: Buffer): Buffer | 'need-more' {
 function isRiffPrefix(buf: Buffer): boolean {
   return 'RIFF'.startsWith(buf.toString('latin1'));
 }
-
-/**
- * Splits text longer than `limit` characters at the last sentence end, clause or space before the
- * limit, so a provider's per-request cap never truncates or rejects a chunk.
- */
-export function splitForLimit(text: string, limit: number): string[] {
-  const pieces: string[] = [];
-  let rest = text;
-  while (rest.length > limit) {
-    const window = rest.slice(0, limit);
-    const cut =
-      lastMatchEnd(window, /[.!?。！？](?=\s)/g) ??
-      lastMatchEnd(window, /[,;:，、](?=\s)/g) ??
-      lastMatchEnd(window, /\s/g) ??
-      safeCut(window, limit);
-    pieces.push(rest.slice(0, cut).trim());
-    rest = rest.slice(cut).trimStart();
-  }
-  if (rest.trim()) pieces.push(rest.trim());
-  return pieces.filter((p) => p.length > 0);
-}
-
-/** A hard cut that never separates a surrogate pair. */
-function safeCut(text: string, at: number): number {
-  const code = text.charCodeAt(at - 1);
-  return code >= 0xd800 && code <= 0xdbff ? at - 1 : at;
-}
-
-function lastMatchEnd(text: string, re: RegExp): number | undefined {
-  let end: number | undefined;
-  for (const m of text.matchAll(re)) {
-    const e = (m.index ?? 0) + m[0].length;
-    if (e > text.length / 2) end = e; // never cut a piece shorter than half the limit
-  }
-  return end;
-}

@@ -1,8 +1,27 @@
-import { createTimedString, type TimedString, type tts } from '@livekit/agents';
+import { createTimedString, log, type TimedString, type tts } from '@livekit/agents';
 import { AudioFrame } from '@livekit/rtc-node';
 import type { TrackTiming } from './codec.js';
 import { PcmFrameSplitter } from './pcm-frames.js';
+import { Pcm16Reassembler } from './pcm.js';
 import type { Segment, Track } from './track.js';
+
+/** The audio side of one track; only OrderedPlayout reads or writes it. */
+interface PlayState {
+  /** The provider finished the track's audio. */
+  ended: boolean;
+  /** Samples of this track already played; a retry skips that many of the new audio. */
+  played: number;
+  skip: number;
+  /** Samples played before the last retry (their words were already timed). */
+  retriedAfterSamples: number;
+  /** Sample offset of this track within its segment, fixed when it starts playing (kept across retries). */
+  segmentOffset: number;
+  placed: boolean;
+  reassembler: Pcm16Reassembler;
+  /** Audio that arrived before it was the track's turn to play. */
+  pending: Buffer[];
+  pendingTimings: TrackTiming[];
+}
 
 export interface PlayoutHooks {
   /** A frame is ready for the stream's queue (in play order). */
@@ -13,13 +32,17 @@ export interface PlayoutHooks {
 
 /**
  * Strict play order across tracks: audio of the track at the head is framed and emitted at once,
- * audio of later tracks waits in their buffers until every earlier track has finished. Keeps each
- * segment's last frame back so it can carry `final`, and places word timings on the segment's
- * time axis.
+ * audio of later tracks waits in their buffers until every earlier track has finished. Reassembles
+ * each track's PCM (odd-length frames, a RIFF header), skips what a failed attempt already played,
+ * keeps each segment's last frame back so it can carry `final`, and places word timings on the
+ * segment's time axis.
  */
 export class OrderedPlayout {
   /** Every track of the stream, in play order. */
   readonly order: Track[] = [];
+  #state = new Map<Track, PlayState>();
+  /** Samples already played per segment (a track's timestamps are offset by it). */
+  #segmentPlayed = new Map<Segment, number>();
   #head = 0;
   #sampleRate: number;
   #bytes: PcmFrameSplitter;
@@ -44,30 +67,65 @@ export class OrderedPlayout {
 
   add(track: Track): void {
     this.order.push(track);
+    this.#state.set(track, {
+      ended: false,
+      played: 0,
+      skip: 0,
+      retriedAfterSamples: 0,
+      segmentOffset: 0,
+      placed: false,
+      reassembler: new Pcm16Reassembler(),
+      pending: [],
+      pendingTimings: [],
+    });
   }
 
-  /** Whole samples of `track`, after skipping what a failed attempt already played. */
-  accept(track: Track, pcm: Buffer): void {
-    if (track.skip > 0) {
-      const skipBytes = Math.min(pcm.length, track.skip * 2);
-      track.skip -= skipBytes / 2;
-      pcm = pcm.subarray(skipBytes);
-      if (!pcm.length) return;
-    }
-    if (this.order[this.#head] === track) this.#play(track, pcm);
-    else track.pending.push(pcm);
+  hasEnded(track: Track): boolean {
+    return this.#stateOf(track).ended;
+  }
+
+  /** Audio bytes of `track` as the provider sent them. */
+  accept(track: Track, bytes: Buffer): void {
+    const pcm = this.#stateOf(track).reassembler.push(bytes);
+    if (pcm.length) this.#acceptSamples(track, pcm);
+  }
+
+  /** Word timings of `track`; words already heard before a retry re-synthesized it are not timed twice. */
+  addTimings(track: Track, timings: readonly TrackTiming[]): void {
+    const state = this.#stateOf(track);
+    const heardUntil = state.retriedAfterSamples / this.#sampleRate;
+    for (const t of timings) if (heardUntil === 0 || t.end > heardUntil) state.pendingTimings.push(t);
   }
 
   /** The provider finished `track`: play on as far as the order allows. */
   ended(track: Track): void {
-    track.ended = true;
+    const state = this.#stateOf(track);
+    const tail = state.reassembler.end();
+    if (tail.length) this.#acceptSamples(track, tail);
+    if (state.reassembler.droppedBytes) {
+      log().debug({ track: track.key, bytes: state.reassembler.droppedBytes }, 'dropped a dangling PCM byte');
+    }
+    state.ended = true;
     this.#advance();
+  }
+
+  /**
+   * A failed attempt: the track's audio comes again from the start, so what already played is
+   * skipped and its words are not timed again. A track whose audio ended keeps what it buffered.
+   */
+  restart(track: Track): void {
+    const state = this.#stateOf(track);
+    state.skip = state.played;
+    state.retriedAfterSamples = state.played;
+    state.reassembler = new Pcm16Reassembler();
+    state.pending = [];
+    state.pendingTimings = [];
   }
 
   /** The segment's input ended; if its audio had already finished, its final frame is still owed. */
   segmentClosed(segment: Segment): void {
     const last = segment.tracks[segment.tracks.length - 1];
-    if (last && last.ended && this.order.indexOf(last) < this.#head) this.#finishSegment(segment);
+    if (last && this.#stateOf(last).ended && this.order.indexOf(last) < this.#head) this.#finishSegment(segment);
   }
 
   /** End of stream: a frame still held back goes out as final. */
@@ -83,39 +141,62 @@ export class OrderedPlayout {
     this.#held = undefined;
   }
 
+  #stateOf(track: Track): PlayState {
+    const state = this.#state.get(track);
+    if (!state) throw new Error(`track ${track.key} was never added to the playout`);
+    return state;
+  }
+
+  /** Whole samples of `track`, after skipping what a failed attempt already played. */
+  #acceptSamples(track: Track, pcm: Buffer): void {
+    const state = this.#stateOf(track);
+    if (state.skip > 0) {
+      const skipBytes = Math.min(pcm.length, state.skip * 2);
+      state.skip -= skipBytes / 2;
+      pcm = pcm.subarray(skipBytes);
+      if (!pcm.length) return;
+    }
+    if (this.order[this.#head] === track) this.#play(track, pcm);
+    else state.pending.push(pcm);
+  }
+
   #advance(): void {
     while (this.#head < this.order.length) {
       const head = this.order[this.#head]!;
-      if (head.pending.length) {
-        const buffered = head.pending;
-        head.pending = [];
+      const state = this.#stateOf(head);
+      if (state.pending.length) {
+        const buffered = state.pending;
+        state.pending = [];
         for (const pcm of buffered) this.#play(head, pcm);
       }
-      if (!head.ended) return;
+      if (!state.ended) return;
       this.#finishHead(head);
     }
   }
 
   #finishHead(track: Track): void {
-    this.#placeInSegment(track);
+    const state = this.#placeInSegment(track);
     for (const frame of this.#bytes.flush()) this.#emitFrame(track, frame);
     // Timings that came with the track's end (a word held until then) ride on the next frame out.
     const left = this.#takeTimings(track);
     if (left.length && this.#held) this.#held.timedTranscripts = [...(this.#held.timedTranscripts ?? []), ...left];
     else this.#carryTimed.push(...left);
     const segment = track.segment;
-    const endSample = track.segmentOffset + track.played;
-    segment.playedSamples = Math.max(segment.playedSamples, endSample);
-    this.#hooks.trackDone(track, track.segmentOffset, endSample);
+    const endSample = state.segmentOffset + state.played;
+    this.#segmentPlayed.set(segment, Math.max(this.#segmentPlayed.get(segment) ?? 0, endSample));
+    this.#hooks.trackDone(track, state.segmentOffset, endSample);
     this.#head++;
     if (segment.closed && segment.tracks[segment.tracks.length - 1] === track) this.#finishSegment(segment);
   }
 
   /** A track's audio starts where its segment's played audio ends, fixed when it first plays. */
-  #placeInSegment(track: Track): void {
-    if (track.placed) return;
-    track.segmentOffset = track.segment.playedSamples;
-    track.placed = true;
+  #placeInSegment(track: Track): PlayState {
+    const state = this.#stateOf(track);
+    if (!state.placed) {
+      state.segmentOffset = this.#segmentPlayed.get(track.segment) ?? 0;
+      state.placed = true;
+    }
+    return state;
   }
 
   #finishSegment(segment: Segment): void {
@@ -136,8 +217,7 @@ export class OrderedPlayout {
   }
 
   #play(track: Track, pcm: Buffer): void {
-    this.#placeInSegment(track);
-    track.played += pcm.length / 2;
+    this.#placeInSegment(track).played += pcm.length / 2;
     for (const frame of this.#bytes.write(pcm)) this.#emitFrame(track, frame);
   }
 
@@ -161,12 +241,13 @@ export class OrderedPlayout {
   }
 
   #takeTimings(track: Track): TimedString[] {
-    if (!track.pendingTimings.length) return [];
-    const offset = track.segmentOffset / this.#sampleRate;
-    const out = track.pendingTimings.map((t: TrackTiming) =>
+    const state = this.#stateOf(track);
+    if (!state.pendingTimings.length) return [];
+    const offset = state.segmentOffset / this.#sampleRate;
+    const out = state.pendingTimings.map((t: TrackTiming) =>
       createTimedString({ text: t.text, startTime: offset + t.start, endTime: offset + t.end }),
     );
-    track.pendingTimings = [];
+    state.pendingTimings = [];
     return out;
   }
 }

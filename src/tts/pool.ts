@@ -156,11 +156,6 @@ export class SocketPool {
     socket.lastUsedAt = Date.now();
   }
 
-  /** Discards a socket that misbehaved (the next acquire opens a fresh one). */
-  discard(socket: ProviderSocket): void {
-    socket.close();
-  }
-
   async close(): Promise<void> {
     this.#closed = true;
     if (this.#freshness) clearInterval(this.#freshness);
@@ -168,19 +163,10 @@ export class SocketPool {
     for (const s of [...this.#sockets]) s.close();
   }
 
-  #usable(s: ProviderSocket): boolean {
-    return s.isOpen;
-  }
-
-  #isClean(s: ProviderSocket): boolean {
-    if (!this.#usable(s)) return false;
-    return this.#codec.multiplexed ? true : s.leases === 0 && s.outstanding === 0;
-  }
-
   #pickClean(): ProviderSocket | undefined {
     let best: ProviderSocket | undefined;
     for (const s of this.#sockets) {
-      if (!this.#isClean(s)) continue;
+      if (!s.takesNewStream) continue;
       // Prefer the most recently used socket so the spare stays a spare.
       if (!best || s.lastUsedAt > best.lastUsedAt) best = s;
     }
@@ -197,7 +183,7 @@ export class SocketPool {
   #pickLeastLoaded(): ProviderSocket | undefined {
     let best: ProviderSocket | undefined;
     for (const s of this.#sockets) {
-      if (!this.#usable(s)) continue;
+      if (!s.isOpen) continue;
       if (!best || s.outstanding + s.leases < best.outstanding + best.leases) best = s;
     }
     return best;
@@ -217,7 +203,7 @@ export class SocketPool {
     if (!this.#warm || !this.#opts.warmSpare || this.#closed) return;
     const total = this.#sockets.size + this.#connecting.size;
     if (total >= this.#opts.maxSockets) return;
-    const cleanIdle = [...this.#sockets].some((s) => this.#isClean(s) && s.leases === 0);
+    const cleanIdle = [...this.#sockets].some((s) => s.takesNewStream && s.leases === 0);
     if (cleanIdle && total >= 1) return;
     void this.#open().catch(() => undefined);
   }
@@ -255,10 +241,11 @@ export class SocketPool {
         this.#sockets.add(socket);
         return socket;
       } catch (err) {
-        this.#failures++;
-        if (err instanceof APIError && !err.retryable) throw err; // a rejected key is not a reason to hammer the provider
-        const backoff = Math.min(this.#opts.backoffMaxMs, this.#opts.backoffBaseMs * 2 ** (this.#failures - 1));
-        this.#nextAttemptAt = Date.now() + backoff * (0.5 + Math.random() / 2);
+        if (err instanceof APIError && !err.retryable) {
+          this.#failures++;
+          throw err; // a rejected key is not a reason to hammer the provider
+        }
+        this.#backOff({ jitter: true });
         throw err instanceof APIError ? err : new APIConnectionError({ message: String(err) });
       }
     })();
@@ -297,16 +284,19 @@ export class SocketPool {
     }
   }
 
+  /** One more failure: the next connect waits base × 2^(failures-1), capped (jittered for connect errors). */
+  #backOff(opts: { jitter: boolean }): void {
+    this.#failures++;
+    const backoff = Math.min(this.#opts.backoffMaxMs, this.#opts.backoffBaseMs * 2 ** (this.#failures - 1));
+    this.#nextAttemptAt = Date.now() + backoff * (opts.jitter ? 0.5 + Math.random() / 2 : 1);
+  }
+
   #forget(socket: ProviderSocket): void {
     this.#droppedFromClosed += socket.staleEventsDropped;
     this.#sockets.delete(socket);
     if (socket.failure && !socket.failure.retryable) return; // e.g. a rejected key: reconnecting cannot help
-    if (socket.failure && Date.now() - socket.openedAt < SHORT_LIVED_MS) {
-      // Closed right after opening: count it as a failed connect so reconnects back off.
-      this.#failures++;
-      const backoff = Math.min(this.#opts.backoffMaxMs, this.#opts.backoffBaseMs * 2 ** (this.#failures - 1));
-      this.#nextAttemptAt = Date.now() + backoff;
-    }
+    // Closed right after opening: count it as a failed connect so reconnects back off.
+    if (socket.failure && Date.now() - socket.openedAt < SHORT_LIVED_MS) this.#backOff({ jitter: false });
     if (this.#warm && !this.#closed && this.#sockets.size + this.#connecting.size === 0) {
       // Keep the next turn handshake-free: reconnect in the background (backoff applies).
       void this.#open().then(() => this.#topUpSpare(), (err) => {

@@ -1,8 +1,12 @@
 import { APIStatusError } from '@livekit/agents';
 import type { RawData, WebSocket } from 'ws';
 import { z } from 'zod';
-import type { ProviderCodec, ProviderEvent, SendChunk, TrackKey, TrackTiming } from './codec.js';
+import { type ProviderCodec, type ProviderEvent, type SendChunk, type TrackKey, type TrackTiming, rawBytes } from './codec.js';
 import { openWebSocket } from './connect.js';
+import { createMessageParser } from './message-parser.js';
+
+/** Resemble refuses a request whose `data` is longer than this. */
+export const RESEMBLE_MAX_REQUEST_CHARS = 3000;
 
 const timestampsSchema = z.object({
   graph_chars: z.array(z.string()),
@@ -41,17 +45,21 @@ export interface ResembleCodecOptions {
   maxInFlight: number;
 }
 
-/** Resemble's WebSocket protocol (shared/protocols.md part A): one request per chunk, in order. */
+/**
+ * Resemble's WebSocket protocol (docs/providers.md, part A): one request per chunk, answered in
+ * order on a socket; no cancel, so stale requests drain.
+ */
 export class ResembleCodec implements ProviderCodec {
   readonly provider = 'resemble';
-  readonly multiplexed = false;
-  readonly trackPer = 'chunk' as const;
-  readonly maxRequestChars = 3000;
+  readonly ordering = 'in-order' as const;
+  readonly tracks = 'request' as const;
+  readonly maxRequestChars = RESEMBLE_MAX_REQUEST_CHARS;
   readonly sampleRate: number;
   readonly maxInFlight: number;
   #opts: ResembleCodecOptions;
   #nextRequestId = 1;
   #words = new WordAssembler();
+  #parse = createMessageParser('resemble', serverMessage);
 
   constructor(opts: ResembleCodecOptions) {
     this.#opts = opts;
@@ -100,13 +108,16 @@ export class ResembleCodec implements ProviderCodec {
     return []; // Resemble has no cancel: stale frames are dropped by request id
   }
 
+  forget(track: TrackKey): void {
+    this.#words.end(track);
+  }
+
   decode(data: RawData, isBinary: boolean, fifoHead: TrackKey | undefined): ProviderEvent[] {
     if (isBinary) {
-      return fifoHead === undefined ? [] : [{ type: 'audio', track: fifoHead, pcm: toBuffer(data) }];
+      return fifoHead === undefined ? [] : [{ type: 'audio', track: fifoHead, pcm: rawBytes(data) }];
     }
-    const parsed = serverMessage.safeParse(JSON.parse(toBuffer(data).toString('utf8')));
-    if (!parsed.success) return [];
-    const msg = parsed.data;
+    const msg = this.#parse(JSON.parse(rawBytes(data).toString('utf8')));
+    if (!msg) return [];
     switch (msg.type) {
       case 'audio': {
         const track = String(msg.request_id);
@@ -140,12 +151,6 @@ export class ResembleCodec implements ProviderCodec {
     const track = msg.request_id === undefined || msg.request_id === null ? undefined : String(msg.request_id);
     return { type: 'error', track, error, closesSocket: auth };
   }
-}
-
-function toBuffer(data: RawData): Buffer {
-  if (Buffer.isBuffer(data)) return data;
-  if (Array.isArray(data)) return Buffer.concat(data);
-  return Buffer.from(data as ArrayBuffer);
 }
 
 type Graphemes = { graph_chars?: string[]; graph_times?: [number, number][] };

@@ -1,58 +1,23 @@
 import { APIConnectionError, APITimeoutError, type APIError, log } from '@livekit/agents';
 import type { RawData, WebSocket } from 'ws';
-import type { ProviderCodec, ProviderEvent, TrackKey } from './codec.js';
+import { type ProviderCodec, type ProviderEvent, type SendChunk, type TrackKey, rawBytes } from './codec.js';
 import { takeEarlyMessages } from './connect.js';
+import { type TrackOwner, type TrackTable, trackTableFor } from './track-table.js';
 
-/** Receives the events of the tracks a stream owns on a socket. */
-export interface TrackOwner {
-  onTrackEvent(event: ProviderEvent & { track: TrackKey }): void;
-  /** The socket failed (dropped, stalled, or a connection-level error) while this owner had tracks on it. */
-  onSocketFailure(error: APIError): void;
-}
-
-interface Outstanding {
-  owner: TrackOwner | null; // null once the owning stream was interrupted: its frames are stale
-  progressAt: number; // last send, audio, or (FIFO) time the track reached the head of the queue
-  /**
-   * All text the owner has so far was sent on this still-open track (a Cartesia context waiting
-   * for the LLM). Once audio has come since that send, the provider may owe nothing more until we
-   * send again, so a slow LLM must not look like a stalled provider.
-   */
-  awaitingInput: boolean;
-  heardSinceSend: boolean;
-  /** We told the provider no more text follows: its next `end` is final... */
-  closing: boolean;
-  /**
-   * ...unless speakable text was sent since the last audio: a `done` then is the early one the
-   * provider sent for the idle context while our text was in flight, and another will follow.
-   */
-  owesAudio: boolean;
-}
-
-export interface SendOptions {
-  /** See `Outstanding.awaitingInput`. */
-  awaitingInput?: boolean;
-  /** No more text follows on this track (Resemble: every request; Cartesia: `continue: false`). */
-  closes?: boolean;
-  /** The message carries speakable text, so audio must come before the track can end. */
-  carriesSpeech?: boolean;
-}
-
-/** Whether the watchdog holds the provider to account for this track right now. */
-function watched(t: Outstanding): boolean {
-  return !(t.awaitingInput && t.heardSinceSend);
-}
+export type { TrackOwner } from './track-table.js';
 
 export interface ProviderSocketOptions {
-  /** A track that makes no progress for this long fails its socket. */
+  /** A track that makes no progress for this long fails (alone, or with its socket if in order). */
   inactivityTimeoutMs: number;
 }
 
 let nextSocketId = 1;
 
 /**
- * One live provider WebSocket: routes decoded events to the stream that owns each track, drops
- * events of stale (interrupted) tracks, and watches for tracks that stop making progress.
+ * One live provider WebSocket: the codec's only caller on the wire. It encodes what the driver
+ * decided to send, routes decoded events to the stream that owns each track, drops events of
+ * stale (interrupted) tracks, and watches for tracks that stop making progress. What in-order and
+ * multiplexed providers need differently is the track table's business (track-table.ts).
  */
 export class ProviderSocket {
   readonly id = nextSocketId++;
@@ -62,7 +27,7 @@ export class ProviderSocket {
   #ws: WebSocket;
   #codec: ProviderCodec;
   #opts: ProviderSocketOptions;
-  #tracks = new Map<TrackKey, Outstanding>(); // insertion order == send order (FIFO)
+  #tracks: TrackTable;
   #closed = false;
   #watchdog: NodeJS.Timeout | null = null;
   #staleDropped = 0;
@@ -79,13 +44,12 @@ export class ProviderSocket {
     this.#ws = ws;
     this.#codec = codec;
     this.#opts = opts;
+    this.#tracks = trackTableFor(codec);
     this.#onIdle = hooks.onIdle;
     this.#onClosed = hooks.onClosed;
     ws.on('message', (data: RawData, isBinary: boolean) => this.#onMessage(data, isBinary));
     ws.on('close', (code: number) =>
-      this.#fail(
-        new APIConnectionError({ message: `${codec.provider} socket closed (code ${code})` }),
-      ),
+      this.#fail(new APIConnectionError({ message: `${codec.provider} socket closed (code ${code})` })),
     );
     ws.on('error', (err: Error) =>
       this.#fail(new APIConnectionError({ message: `${codec.provider} socket error: ${err.message}` })),
@@ -108,7 +72,7 @@ export class ProviderSocket {
   /** Tracks whose owner was interrupted but whose audio has not finished arriving. */
   get staleOutstanding(): number {
     let n = 0;
-    for (const t of this.#tracks.values()) if (!t.owner) n++;
+    for (const [, t] of this.#tracks) if (!t.owner) n++;
     return n;
   }
 
@@ -117,58 +81,66 @@ export class ProviderSocket {
     return this.#staleDropped;
   }
 
+  /** Whether a new stream can start here without waiting behind others (pool's "clean"). */
+  get takesNewStream(): boolean {
+    return this.isOpen && this.#tracks.takesNewStream(this.leases);
+  }
+
   /** Outstanding tracks owned by `owner` (for in-flight caps). */
   inFlightFor(owner: TrackOwner): number {
     let n = 0;
-    for (const t of this.#tracks.values()) if (t.owner === owner) n++;
+    for (const [, t] of this.#tracks) if (t.owner === owner) n++;
     return n;
   }
 
   /**
-   * Registers a track and sends its messages. `awaitingInput`: this was the last text the owner
-   * has for the open track for now (more may follow later).
+   * Sends one piece of a track's text. `awaitingInput`: it was the last text the owner has for
+   * this open track for now (more may follow later).
    */
-  send(track: TrackKey, owner: TrackOwner, messages: string[], opts: SendOptions = {}): void {
+  sendText(owner: TrackOwner, chunk: SendChunk, opts: { awaitingInput: boolean }): void {
+    this.#send(chunk.track, owner, () => this.#codec.encode(chunk), opts.awaitingInput);
+  }
+
+  /** Ends a track whose text is all sent; the provider owes its end again (watchdog). */
+  closeTrack(owner: TrackOwner, track: TrackKey): void {
+    this.#send(track, owner, () => this.#codec.encodeClose(track), false);
+  }
+
+  #send(track: TrackKey, owner: TrackOwner, encode: () => string[], awaitingInput: boolean): void {
     if (!this.isOpen) {
       throw this.failure ?? new APIConnectionError({ message: `${this.#codec.provider} socket is not open` });
     }
+    const messages = encode();
     const now = Date.now();
-    const awaitingInput = opts.awaitingInput ?? false;
-    const closing = opts.closes ?? !this.#codec.multiplexed;
-    const carriesSpeech = opts.carriesSpeech ?? false;
     const known = this.#tracks.get(track);
     if (known) {
-      known.progressAt = this.#isHead(track) || this.#codec.multiplexed ? now : known.progressAt;
+      if (this.#tracks.clockRunsOnSend(track)) known.progressAt = now;
       known.awaitingInput = awaitingInput;
       known.heardSinceSend = false;
-      known.closing ||= closing;
-      known.owesAudio ||= carriesSpeech;
     } else {
-      this.#tracks.set(track, { owner, progressAt: now, awaitingInput, heardSinceSend: false, closing, owesAudio: carriesSpeech });
+      this.#tracks.set(track, { owner, progressAt: now, awaitingInput, heardSinceSend: false });
     }
     this.lastUsedAt = now;
     for (const m of messages) this.#ws.send(m);
     this.#armWatchdog();
   }
 
-  /** Sends messages for a track without registering it (close/cancel). */
-  sendRaw(messages: string[]): void {
+  #sendRaw(messages: string[]): void {
     if (!this.isOpen) return;
     for (const m of messages) this.#ws.send(m);
   }
 
   /**
-   * Marks the owner's tracks stale: their later events are dropped. For a multiplexed provider the
-   * tracks are also cancelled and forgotten at once (the socket stays usable); for an in-order
-   * provider they stay outstanding until they drain, because they still block the queue.
+   * Marks the owner's tracks stale: their later events are dropped, and they are cancelled where
+   * the provider can cancel. A multiplexed socket forgets them at once (it stays usable); an
+   * in-order one keeps them until they drain, because they still block its queue.
    */
   abandon(owner: TrackOwner): void {
-    for (const [key, t] of this.#tracks) {
+    for (const [key, t] of [...this.#tracks]) {
       if (t.owner !== owner) continue;
       t.owner = null;
-      const cancel = this.#codec.encodeCancel(key);
-      if (cancel.length) this.sendRaw(cancel);
-      if (this.#codec.multiplexed) this.#tracks.delete(key);
+      this.#sendRaw(this.#codec.encodeCancel(key));
+      if (!this.#tracks.keepsAbandoned) this.#remove(key);
     }
     this.#maybeIdle();
   }
@@ -179,9 +151,7 @@ export class ProviderSocket {
     this.#closed = true;
     this.#clearWatchdog();
     // Streams still speaking on this socket must end, not wait forever (TTS closed, socket discarded).
-    const owners = new Set<TrackOwner>();
-    for (const t of this.#tracks.values()) if (t.owner) owners.add(t.owner);
-    this.#tracks.clear();
+    const owners = this.#clearTracks();
     const closedError = new APIConnectionError({
       message: `${this.#codec.provider} socket was closed while a reply was in progress`,
       options: { retryable: false },
@@ -197,24 +167,34 @@ export class ProviderSocket {
     for (const o of owners) o.onSocketFailure(closedError);
   }
 
-  #isHead(track: TrackKey): boolean {
-    const first = this.#tracks.keys().next();
-    return !first.done && first.value === track;
+  #remove(key: TrackKey): void {
+    this.#tracks.delete(key);
+    this.#codec.forget?.(key);
   }
 
-  #fifoHead(): TrackKey | undefined {
-    const first = this.#tracks.keys().next();
-    return first.done ? undefined : first.value;
+  /** Empties the table; returns the live owners, who must hear why. */
+  #clearTracks(): Set<TrackOwner> {
+    const owners = this.#owners();
+    for (const [key] of [...this.#tracks]) this.#remove(key);
+    return owners;
+  }
+
+  #owners(): Set<TrackOwner> {
+    const owners = new Set<TrackOwner>();
+    for (const [, t] of this.#tracks) if (t.owner) owners.add(t.owner);
+    return owners;
   }
 
   #onMessage(data: RawData, isBinary: boolean): void {
     let events: ProviderEvent[];
     try {
-      events = this.#codec.decode(data, isBinary, this.#fifoHead());
+      events = this.#codec.decode(data, isBinary, this.#tracks.head());
     } catch (err) {
       // The parse error would quote the payload (customer text): log its shape only.
-      const bytes = Array.isArray(data) ? data.reduce((n, b) => n + b.length, 0) : (data as Buffer).byteLength;
-      this.#logger.warn({ provider: this.#codec.provider, bytes, isBinary, error: (err as Error).name }, 'undecodable provider message');
+      this.#logger.warn(
+        { provider: this.#codec.provider, bytes: rawBytes(data).byteLength, isBinary, error: (err as Error).name },
+        'undecodable provider message',
+      );
       return;
     }
     for (const ev of events) this.#route(ev);
@@ -225,7 +205,7 @@ export class ProviderSocket {
     if (ev.track === undefined) {
       if (ev.type === 'error') {
         if (ev.closesSocket) this.#fail(ev.error);
-        else this.#failOwners(ev.error);
+        else for (const o of this.#owners()) o.onSocketFailure(ev.error);
       }
       return;
     }
@@ -235,22 +215,14 @@ export class ProviderSocket {
       return;
     }
     t.progressAt = now;
-    if (ev.type === 'audio') {
-      t.heardSinceSend = true;
-      t.owesAudio = false;
-    }
+    if (ev.type === 'audio') t.heardSinceSend = true;
     this.lastUsedAt = now;
-    // A multiplexed provider may report `done` for a context that merely went idle (Cartesia): it
-    // ends the track only once we have closed it; text sent meanwhile is still voiced on it.
-    const terminal =
-      ev.type === 'error' || (ev.type === 'end' && (!this.#codec.multiplexed || (t.closing && !t.owesAudio)));
+    const terminal = ev.type === 'end' || ev.type === 'lost' || ev.type === 'error';
     if (terminal) {
-      this.#tracks.delete(ev.track);
-      const head = this.#fifoHead();
-      if (head !== undefined && !this.#codec.multiplexed) this.#tracks.get(head)!.progressAt = now;
+      this.#remove(ev.track);
+      this.#tracks.removed(now);
     }
-    const delivered: ProviderEvent = ev.type === 'end' && !terminal ? { type: 'early_end', track: ev.track } : ev;
-    if (t.owner) t.owner.onTrackEvent(delivered as ProviderEvent & { track: TrackKey });
+    if (t.owner) t.owner.onTrackEvent(ev as ProviderEvent & { track: TrackKey });
     else this.#staleDropped++;
     if (ev.type === 'error' && ev.closesSocket) this.#fail(ev.error);
     if (terminal) this.#maybeIdle();
@@ -260,18 +232,10 @@ export class ProviderSocket {
     if (this.#tracks.size === 0 && this.isOpen) this.#onIdle(this);
   }
 
-  #failOwners(error: APIError): void {
-    const owners = new Set<TrackOwner>();
-    for (const t of this.#tracks.values()) if (t.owner) owners.add(t.owner);
-    for (const o of owners) o.onSocketFailure(error);
-  }
-
   #fail(error: APIError): void {
     if (this.#closed) return;
     this.failure = error;
-    const owners = new Set<TrackOwner>();
-    for (const t of this.#tracks.values()) if (t.owner) owners.add(t.owner);
-    this.#tracks.clear();
+    const owners = this.#clearTracks();
     this.close();
     for (const o of owners) o.onSocketFailure(error);
   }
@@ -286,12 +250,7 @@ export class ProviderSocket {
     this.#clearWatchdog();
     if (this.#closed || this.#tracks.size === 0) return;
     let oldest = Infinity;
-    if (this.#codec.multiplexed) {
-      for (const t of this.#tracks.values()) if (watched(t)) oldest = Math.min(oldest, t.progressAt);
-    } else {
-      const head = this.#tracks.values().next().value!;
-      if (watched(head)) oldest = head.progressAt;
-    }
+    for (const [, t] of this.#tracks.watchedTracks()) oldest = Math.min(oldest, t.progressAt);
     if (oldest === Infinity) return; // nothing is owed right now; the next send re-arms
     const wait = Math.max(0, oldest + this.#opts.inactivityTimeoutMs - Date.now());
     this.#watchdog = setTimeout(() => this.#onWatchdog(), wait + 1);
@@ -301,25 +260,20 @@ export class ProviderSocket {
   #onWatchdog(): void {
     this.#watchdog = null;
     const now = Date.now();
-    const isStalled = (t: Outstanding | undefined) =>
-      t !== undefined && watched(t) && now - t.progressAt >= this.#opts.inactivityTimeoutMs;
+    const stalled = [...this.#tracks.watchedTracks()].filter(([, t]) => now - t.progressAt >= this.#opts.inactivityTimeoutMs);
     const timeout = () =>
       new APITimeoutError({
         message: `${this.#codec.provider} sent nothing for ${this.#opts.inactivityTimeoutMs} ms on an active request`,
       });
-    if (!this.#codec.multiplexed) {
-      // In order: a stalled head blocks everything behind it, so the socket itself is done for.
-      if (isStalled(this.#tracks.values().next().value)) return this.#fail(timeout());
-      return this.#armWatchdog();
-    }
-    // Multiplexed: only the stalled context fails; other streams on the socket carry on.
-    for (const [key, t] of [...this.#tracks]) {
-      if (!isStalled(t)) continue;
-      this.#tracks.delete(key);
-      this.sendRaw(this.#codec.encodeCancel(key));
+    if (stalled.length > 0 && this.#tracks.stallFailsSocket) return this.#fail(timeout());
+    // Otherwise only the stalled tracks fail; other streams on the socket carry on.
+    for (const [key, t] of stalled) {
+      this.#remove(key);
+      this.#sendRaw(this.#codec.encodeCancel(key));
       t.owner?.onSocketFailure(timeout());
     }
     this.#armWatchdog();
-    this.#maybeIdle();
+    if (stalled.length > 0) this.#maybeIdle();
   }
 }
+

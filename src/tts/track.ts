@@ -1,6 +1,5 @@
 import type { Chunk } from '../chunking/index.js';
-import type { TrackKey, TrackTiming } from './codec.js';
-import { Pcm16Reassembler } from './pcm.js';
+import type { SendChunk, TrackKey } from './codec.js';
 
 /** A reply segment: the text between two flushes; its last frame carries `final: true`. */
 export interface Segment {
@@ -8,80 +7,180 @@ export interface Segment {
   tracks: Track[];
   /** No more text will arrive for this segment. */
   closed: boolean;
-  /** Samples already played in this segment (timestamps are offset by it). */
-  playedSamples: number;
-  /** Letterless text waiting for the segment's first speakable piece (never opens a context). */
-  heldPrefix: string;
+  /** Text that may not open a track, waiting for the next that may (see `ProviderCodec.canOpenTrack`). */
+  heldOpener: string;
 }
 
+/** The next message a track needs on the wire. */
+export type NextSend =
+  | { kind: 'text'; chunk: SendChunk; awaitingInput: boolean }
+  | { kind: 'close' }
+  /** A closed track with nothing sent on its current key (the provider already ended it). */
+  | { kind: 'nothing-to-close' };
+
 /**
- * What the driver knows about one provider track across retries: its text, how much of its audio
- * was already played, and the audio that arrived before it was its turn to play.
+ * The send side of one provider track across retries: its text, how much of it went out on the
+ * current key, whether it was closed. Its audio side (what played, what waits) belongs to
+ * OrderedPlayout. Only this class writes these fields; keys change only through TrackBook.
  */
 export class Track {
-  key: TrackKey;
+  #key: TrackKey;
   readonly segment: Segment;
   readonly chunks: Chunk[] = [];
-  readonly texts: string[] = [];
+  readonly #texts: string[] = [];
   /** Texts sent so far on this track (reset when a retry moves the track to a new key). */
-  sent = 0;
-  /** Index of the first text sent on the current key: that one opens the provider context. */
-  firstOnKey = 0;
-  /** No more text will be added (Resemble: always; Cartesia: once the segment closes). */
-  closed: boolean;
-  closeSent = false;
-  ended = false;
-  /** Samples of this track already played; a retry skips that many of the new audio. */
-  played = 0;
-  skip = 0;
-  /** Samples played before the last retry (their words were already timed). */
-  retriedAfterSamples = 0;
-  /** Sample offset of this track within its segment, fixed when it starts playing. */
-  segmentOffset = 0;
-  /** `segmentOffset` is known: the track became the head and started playing (kept across retries). */
-  placed = false;
-  firstByteAt: number | undefined;
-  reassembler = new Pcm16Reassembler();
-  pending: Buffer[] = [];
-  pendingTimings: TrackTiming[] = [];
+  #sent = 0;
+  /** Index of the first text sent on the current key: that one opens the provider's track. */
+  #firstOnKey = 0;
+  /** No more text will be added (request tracks: at once; context tracks: when the segment closes). */
+  #closed: boolean;
+  #closeSent = false;
+  /** Texts the provider had when it reported the current key drained. */
+  #drainedAt: number | undefined;
+  #firstByteAt: number | undefined;
 
   constructor(key: TrackKey, segment: Segment, closed: boolean) {
-    this.key = key;
+    this.#key = key;
     this.segment = segment;
-    this.closed = closed;
+    this.#closed = closed;
+  }
+
+  get key(): TrackKey {
+    return this.#key;
+  }
+
+  get texts(): readonly string[] {
+    return this.#texts;
+  }
+
+  get closed(): boolean {
+    return this.#closed;
+  }
+
+  get closeSent(): boolean {
+    return this.#closeSent;
   }
 
   get hasUnsent(): boolean {
-    return this.sent < this.texts.length || (this.closed && !this.closeSent);
+    return this.#sent < this.#texts.length || (this.#closed && !this.#closeSent);
+  }
+
+  /** Whether text went out on the current key (the provider owes us something for it). */
+  get sentOnKey(): boolean {
+    return this.#sent > this.#firstOnKey;
+  }
+
+  /** Nothing of it went out yet in this attempt: sending starts a new request (the in-flight cap applies). */
+  get startsFresh(): boolean {
+    return this.#sent === 0;
+  }
+
+  append(chunk: Chunk | undefined, pieces: readonly string[]): void {
+    if (chunk) this.chunks.push(chunk);
+    this.#texts.push(...pieces);
+  }
+
+  close(): void {
+    this.#closed = true;
+  }
+
+  /** What goes on the wire next, or undefined when the track waits (for the LLM, or for nothing). */
+  next(): NextSend | undefined {
+    if (this.#sent < this.#texts.length) {
+      const last = this.#sent === this.#texts.length - 1;
+      return {
+        kind: 'text',
+        chunk: {
+          track: this.#key,
+          text: this.#texts[this.#sent]!,
+          opensTrack: this.#sent === this.#firstOnKey,
+          closesTrack: last && this.#closed,
+        },
+        // An open track whose text is all sent waits for the LLM, not for the provider.
+        awaitingInput: last && !this.#closed,
+      };
+    }
+    if (!this.#closed || this.#closeSent) return undefined;
+    return this.#sent === this.#firstOnKey ? { kind: 'nothing-to-close' } : { kind: 'close' };
+  }
+
+  /** `next()` went out on the wire (or, for `nothing-to-close`, needs not). */
+  sent(what: NextSend): void {
+    if (what.kind === 'text') {
+      this.#sent++;
+      if (what.chunk.closesTrack) this.#closeSent = true;
+    } else {
+      this.#closeSent = true;
+    }
+  }
+
+  /** The provider has voiced what was sent so far on this key; remembered in case it then loses the track. */
+  drained(): void {
+    this.#drainedAt ??= this.#sent;
+  }
+
+  /** Notes the first audio byte of this key; true the first time. */
+  firstByte(at: number): boolean {
+    if (this.#firstByteAt !== undefined) return false;
+    this.#firstByteAt = at;
+    return true;
   }
 
   /**
-   * The provider ended the track's context before we closed it (Cartesia may report `done` for an
-   * idle context): later text continues on a new key, nothing already sent is repeated.
+   * @internal TrackBook: the provider lost the track's key before we closed it; later text continues
+   * on `key` from what it had not voiced, nothing already voiced is repeated.
    */
-  continueOnNewKey(key: TrackKey, fromText = this.sent): void {
-    this.key = key;
-    this.sent = fromText;
-    this.firstOnKey = fromText;
-    this.doneAt = undefined;
-    this.closeSent = false;
+  _continueOn(key: TrackKey): void {
+    const from = this.#drainedAt ?? Math.max(this.#firstOnKey, this.#sent - 1);
+    this.#key = key;
+    this.#sent = from;
+    this.#firstOnKey = from;
+    this.#drainedAt = undefined;
+    this.#closeSent = false;
   }
 
-  /** Texts the provider had when it reported an early `done` for the current key. */
-  doneAt: number | undefined;
+  /** @internal TrackBook: a failed attempt; all text goes out again on `key` (played audio is skipped). */
+  _restartOn(key: TrackKey): void {
+    this.#key = key;
+    this.#sent = 0;
+    this.#firstOnKey = 0;
+    this.#closeSent = false;
+    this.#drainedAt = undefined;
+    this.#firstByteAt = undefined;
+  }
+}
 
-  /** Moves the track to a fresh provider key after a failure; played audio will be skipped. */
-  resetForRetry(key: TrackKey): void {
-    this.key = key;
-    this.sent = 0;
-    this.firstOnKey = 0;
-    this.closeSent = false;
-    this.skip = this.played;
-    this.retriedAfterSamples = this.played;
-    this.doneAt = undefined;
-    this.firstByteAt = undefined;
-    this.reassembler = new Pcm16Reassembler();
-    this.pending = [];
-    this.pendingTimings = [];
+/** The one owner of track keys: creates tracks and moves them to new keys, keeping the lookup right. */
+export class TrackBook {
+  #byKey = new Map<TrackKey, Track>();
+  #newKey: () => TrackKey;
+
+  constructor(newKey: () => TrackKey) {
+    this.#newKey = newKey;
+  }
+
+  create(segment: Segment, closed: boolean): Track {
+    const track = new Track(this.#newKey(), segment, closed);
+    this.#byKey.set(track.key, track);
+    return track;
+  }
+
+  /** The track that currently uses `key` (an old key from a failed attempt finds nothing). */
+  find(key: TrackKey): Track | undefined {
+    return this.#byKey.get(key);
+  }
+
+  continueOnNewKey(track: Track): void {
+    this.#rekey(track, (key) => track._continueOn(key));
+  }
+
+  restartOnNewKey(track: Track): void {
+    this.#rekey(track, (key) => track._restartOn(key));
+  }
+
+  #rekey(track: Track, move: (key: TrackKey) => void): void {
+    this.#byKey.delete(track.key);
+    move(this.#newKey());
+    this.#byKey.set(track.key, track);
   }
 }

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { Pcm16Reassembler, splitForLimit, stripRiffHeader } from '../../src/tts/pcm.js';
+import { Pcm16Reassembler, stripRiffHeader } from '../../src/tts/pcm.js';
+import { splitForLimit } from '../../src/tts/request-text.js';
 import type { ResembleTTS } from '../../src/tts/index.js';
 import { buildWavHeader, type ResembleServer } from '../servers/resemble-server.js';
 import { type ProviderFixture, collect, fixtures, heardTags, recordSent, speak, tokens } from './harness.js';

@@ -1,0 +1,126 @@
+import type { APIError } from '@livekit/agents';
+import type { ProviderCodec, ProviderEvent, TrackKey } from './codec.js';
+
+/** Receives the events of the tracks a stream owns on a socket. */
+export interface TrackOwner {
+  onTrackEvent(event: ProviderEvent & { track: TrackKey }): void;
+  /** The socket failed (dropped, stalled, or a connection-level error) while this owner had tracks on it. */
+  onSocketFailure(error: APIError): void;
+}
+
+/** A track the socket owes audio for. */
+export interface Outstanding {
+  owner: TrackOwner | null; // null once the owning stream was interrupted: its frames are stale
+  progressAt: number; // last send, audio, or (in order) time the track reached the head of the queue
+  /**
+   * All text the owner has so far was sent on this still-open track (a context waiting for the
+   * LLM). Once audio has come since that send, the provider may owe nothing more until we send
+   * again, so a slow LLM must not look like a stalled provider.
+   */
+  awaitingInput: boolean;
+  heardSinceSend: boolean;
+}
+
+/** Whether the watchdog holds the provider to account for this track right now. */
+export function watched(t: Outstanding): boolean {
+  return !(t.awaitingInput && t.heardSinceSend);
+}
+
+/**
+ * A socket's outstanding tracks, in send order, with the rules that follow from how the provider
+ * orders its answers (`ProviderCodec.ordering`). The socket asks; only these two classes know
+ * what in-order and multiplexed mean.
+ */
+export abstract class TrackTable {
+  protected readonly entries = new Map<TrackKey, Outstanding>(); // insertion order == send order
+
+  get size(): number {
+    return this.entries.size;
+  }
+
+  get(key: TrackKey): Outstanding | undefined {
+    return this.entries.get(key);
+  }
+
+  set(key: TrackKey, t: Outstanding): void {
+    this.entries.set(key, t);
+  }
+
+  delete(key: TrackKey): void {
+    this.entries.delete(key);
+  }
+
+  [Symbol.iterator](): IterableIterator<[TrackKey, Outstanding]> {
+    return this.entries.entries();
+  }
+
+  /** The oldest outstanding track: the one an in-order provider is answering now. */
+  head(): TrackKey | undefined {
+    const first = this.entries.keys().next();
+    return first.done ? undefined : first.value;
+  }
+
+  /** Whether a send restarts the track's no-progress clock. */
+  abstract clockRunsOnSend(key: TrackKey): boolean;
+  /** A track left the table at `now`. */
+  abstract removed(now: number): void;
+  /** An interrupted stream's tracks: kept until they drain (they block the queue), or dropped at once. */
+  abstract readonly keepsAbandoned: boolean;
+  /** Tracks whose progress the watchdog checks now. */
+  abstract watchedTracks(): Iterable<[TrackKey, Outstanding]>;
+  /** A stalled track fails the whole socket (it blocks everything behind it), or only itself. */
+  abstract readonly stallFailsSocket: boolean;
+  /** Whether a socket with `leases` streams on it can serve one more without making it wait. */
+  abstract takesNewStream(leases: number): boolean;
+}
+
+/** The provider answers one request after another (Resemble). */
+class InOrderTracks extends TrackTable {
+  readonly keepsAbandoned = true;
+  readonly stallFailsSocket = true;
+
+  clockRunsOnSend(key: TrackKey): boolean {
+    return this.head() === key;
+  }
+
+  removed(now: number): void {
+    // The next request only starts being answered now.
+    const head = this.head();
+    if (head !== undefined) this.entries.get(head)!.progressAt = now;
+  }
+
+  *watchedTracks(): Iterable<[TrackKey, Outstanding]> {
+    const head = this.head();
+    if (head === undefined) return;
+    const t = this.entries.get(head)!;
+    if (watched(t)) yield [head, t];
+  }
+
+  takesNewStream(leases: number): boolean {
+    return leases === 0 && this.entries.size === 0;
+  }
+}
+
+/** Tracks are answered concurrently on one socket (Cartesia contexts). */
+class MultiplexedTracks extends TrackTable {
+  readonly keepsAbandoned = false;
+  readonly stallFailsSocket = false;
+
+  clockRunsOnSend(): boolean {
+    return true;
+  }
+
+  removed(): void {}
+
+  *watchedTracks(): Iterable<[TrackKey, Outstanding]> {
+    for (const entry of this.entries) if (watched(entry[1])) yield entry;
+  }
+
+  takesNewStream(): boolean {
+    return true;
+  }
+}
+
+export function trackTableFor(codec: Pick<ProviderCodec, 'ordering'>): TrackTable {
+  return codec.ordering === 'in-order' ? new InOrderTracks() : new MultiplexedTracks();
+}
