@@ -32,7 +32,6 @@ import { log, voice } from '@livekit/agents';
 import type { AudioFrame } from '@livekit/rtc-node';
 import { ReadableStream } from 'node:stream/web';
 import { FirstwordTTS } from '../tts/base.js';
-import type { Heard } from './heard-prefix.js';
 import { respellTimedWords } from './respell.js';
 import { ReplyTracker, type SpeechLanguage } from './tracker.js';
 import { trackedTtsNode } from './tts-node.js';
@@ -48,25 +47,12 @@ interface Playing {
   capturedBefore: number;
 }
 
-export interface HeardTextEvent {
-  heard: Heard;
-  playbackPosition: number;
-  reply: string;
-}
-
 export class HeardText {
   #queued = new WeakMap<object, ReplyTracker[]>();
   #playing: Playing | undefined;
   #output: voice.AudioOutput | undefined;
-  #listeners = new Set<(ev: HeardTextEvent) => void>();
   #rates = new Map<SpeechLanguage, number>();
   #logger = log();
-
-  /** Called with each interrupted reply's heard text, as it is decided. */
-  onHeard(listener: (ev: HeardTextEvent) => void): () => void {
-    this.#listeners.add(listener);
-    return () => this.#listeners.delete(listener);
-  }
 
   async ttsNode(agent: voice.Agent, text: TextInput, modelSettings: voice.ModelSettings): Promise<ReadableStream<AudioFrame> | null> {
     const engine = agent.getActivityOrThrow().tts;
@@ -137,7 +123,7 @@ export class HeardText {
       { playbackPosition: ev.playbackPosition, source: heard.source, 'heard.pii.text': heard.text },
       'interrupted reply cut to what was heard',
     );
-    for (const listener of this.#listeners) listener({ heard, playbackPosition: ev.playbackPosition, reply: tracker.reply });
+    tracker.reportHeard(heard, ev.playbackPosition);
   };
 
   /**

@@ -1,4 +1,4 @@
-export { HeardText, HeardTextAgent, type HeardTextEvent } from './heard-text.js';
+export { HeardText, HeardTextAgent } from './heard-text.js';
 export {
   DEFAULT_CHARS_PER_SECOND,
   type Heard,

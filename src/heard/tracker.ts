@@ -26,6 +26,8 @@ export class ReplyTracker {
   #timings: WordTiming[] = [];
   #emittedSamples = 0;
   #timeline: EventEmitter<TimelineEvents> | undefined;
+  /** Where the heard decision is reported; kept after the stream is over (playback ends later). */
+  #reportTo: EventEmitter<TimelineEvents> | undefined;
   #onStop: (() => void) | undefined;
 
   constructor(sampleRate: number) {
@@ -50,6 +52,7 @@ export class ReplyTracker {
   follow(streamId: string, timeline: EventEmitter<TimelineEvents>): void {
     this.#streamId = streamId;
     this.#timeline = timeline;
+    this.#reportTo = timeline;
     timeline.on('chunk', this.#onChunk);
     timeline.on('track_done', this.#onTrackDone);
   }
@@ -59,6 +62,12 @@ export class ReplyTracker {
     this.#timeline?.off('chunk', this.#onChunk);
     this.#timeline?.off('track_done', this.#onTrackDone);
     this.#timeline = undefined;
+  }
+
+  /** Puts the heard decision of an interrupted reply on the timeline this tracker followed. */
+  reportHeard(heard: Heard, playbackPosition: number): void {
+    if (this.#streamId === undefined) return;
+    this.#reportTo?.emit('heard', { streamId: this.#streamId, ...heard, playbackPosition, at: performance.now() });
   }
 
   appendReply(delta: string): void {

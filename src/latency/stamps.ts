@@ -149,8 +149,3 @@ export function buildTurnReport(input: TurnReportInput): TurnReport {
     interrupted: input.interrupted ?? false,
   };
 }
-
-/** The stamps in pipeline order, for tables and checks (absent stamps skipped). */
-export function orderedStamps(report: TurnReport): Array<{ name: StampName; ms: number }> {
-  return STAMP_NAMES.filter((name) => report.stamps[name] !== undefined).map((name) => ({ name, ms: report.stamps[name]! }));
-}

@@ -23,6 +23,22 @@ export interface TimelineEvents {
     },
   ];
   interrupted: [{ streamId: string; at: number; staleTracks: number }];
+  /**
+   * What the listener heard of an interrupted stream, as the chat history keeps it (src/heard):
+   * the heard prefix of the reply, and what decided the cut inside the last chunk.
+   */
+  heard: [
+    {
+      streamId: string;
+      text: string;
+      /** Offset in the reply just past the heard text. */
+      end: number;
+      source: 'nothing' | 'complete' | 'timings' | 'audio' | 'estimate';
+      /** Seconds of the reply's audio that played. */
+      playbackPosition: number;
+      at: number;
+    },
+  ];
   retry: [{ streamId: string; at: number; error: string; retryable: boolean }];
 }
 

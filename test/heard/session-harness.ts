@@ -5,9 +5,10 @@
  */
 import { type llm, stt, voice } from '@livekit/agents';
 import { type RecordedSegment, RecordingAudioOutput, segmentAudio } from '../../src/audio/recording-output.js';
-import { HeardTextAgent, type HeardTextEvent } from '../../src/heard/index.js';
+import { HeardTextAgent } from '../../src/heard/index.js';
 import { createAssistant, createSession } from '../../src/session.js';
-import type { FirstwordTTS } from '../../src/tts/base.js';
+import { FirstwordTTS } from '../../src/tts/base.js';
+import type { TimelineEvents } from '../../src/tts/timeline.js';
 import { samplesForText } from '../servers/audio-tag.js';
 import { nextEvent, withTimeout } from '../helpers/async.js';
 import { type ProviderFixture, fixtures, heardTags } from '../tts/harness.js';
@@ -74,16 +75,20 @@ export function nextAssistantMessage(session: voice.AgentSession): Promise<llm.C
   ).then((ev) => ev.item as llm.ChatMessage);
 }
 
-/** The next heard-text decision of the session's agent (which must be a HeardTextAgent). */
-export function nextHeardDecision(session: voice.AgentSession): Promise<HeardTextEvent> {
-  const agent = session.currentAgent;
-  if (!(agent instanceof HeardTextAgent)) throw new Error('the session does not run a HeardTextAgent');
-  return new Promise((resolve) => {
-    const off = agent.heardText.onHeard((ev) => {
-      off();
-      resolve(ev);
-    });
-  });
+export interface HeardDecision {
+  heard: Pick<TimelineEvents['heard'][0], 'text' | 'end' | 'source'>;
+  playbackPosition: number;
+}
+
+/** The next heard-text decision of the session's agent, as its TTS timeline reports it. */
+export function nextHeardDecision(session: voice.AgentSession): Promise<HeardDecision> {
+  if (!(session.currentAgent instanceof HeardTextAgent)) throw new Error('the session does not run a HeardTextAgent');
+  const engine = session.tts;
+  if (!(engine instanceof FirstwordTTS)) throw new Error('the session does not speak with a FirstwordTTS');
+  return nextEvent<TimelineEvents['heard'][0]>(engine.timeline, 'heard').then(({ text, end, source, playbackPosition }) => ({
+    heard: { text, end, source },
+    playbackPosition,
+  }));
 }
 
 /** Interrupts the session once `ms` of the next segment has played (at 1×, from its first frame). */

@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { STAMP_NAMES, buildTurnReport, orderedStamps } from '../../src/latency/stamps.js';
+import { STAMP_NAMES, type TurnReport, buildTurnReport } from '../../src/latency/stamps.js';
+
+/** The report's stamps in pipeline order (absent ones skipped). */
+function orderedStamps(report: TurnReport): Array<{ name: string; ms: number }> {
+  return STAMP_NAMES.filter((name) => report.stamps[name] !== undefined).map((name) => ({ name, ms: report.stamps[name]! }));
+}
 
 const FULL = {
   userStoppedSpeaking: 1000,
