@@ -24,9 +24,9 @@ import {
   type LlmGeneration,
   type TurnSignals,
   type UserTurnCompleted,
-  now,
   observeAgentTurns,
 } from '../latency/turn-signals.js';
+import { now } from '../tts/timeline.js';
 import { type AckLibrary, type CachedAck, ackFrames } from './library.js';
 import { detectAckLanguage } from './phrases.js';
 

@@ -1,4 +1,5 @@
-import { STAMP_LABELS, STAMP_ORDER, type TurnReport } from './turn-report.js';
+import { STAMP_LABELS } from '../latency/stamps.js';
+import { type DemoTurnReport as TurnReport, TYPED_TURN_STAMPS } from './turn-details.js';
 
 export interface RunInfo {
   llm: string;
@@ -10,10 +11,10 @@ export interface RunInfo {
 
 const COLUMNS: { title: string; value: (t: TurnReport) => string }[] = [
   { title: 'turn', value: (t) => t.name },
-  { title: 'first audio', value: (t) => ms(t.timeToFirstAudioMs) },
+  { title: 'first audio', value: (t) => ms(t.firstAudioMs) },
   { title: 'LLM 1st token', value: (t) => ms(t.stamps.llmFirstToken) },
-  { title: '1st chunk', value: (t) => ms(t.stamps.firstChunk) },
-  { title: '1st send', value: (t) => ms(t.stamps.firstSend) },
+  { title: '1st chunk', value: (t) => ms(t.stamps.ttsFirstChunk) },
+  { title: '1st send', value: (t) => ms(t.stamps.ttsFirstSend) },
   { title: 'TTS 1st byte', value: (t) => ms(t.stamps.ttsFirstByte) },
   { title: 'TTS 1st frame', value: (t) => ms(t.stamps.ttsFirstFrame) },
   { title: 'requests', value: (t) => String(t.requests.length) },
@@ -28,7 +29,7 @@ export function formatReport(turns: readonly TurnReport[], info: RunInfo): strin
   const widths = COLUMNS.map((_, i) => Math.max(...rows.map((r) => displayWidth(r[i]!))));
   const line = (cells: string[]) => cells.map((cell, i) => pad(cell, widths[i]!, i === 0 ? 'left' : 'right')).join('  ');
   const out = [
-    `Latency per turn (ms after the user turn was injected; LLM: ${info.llm}${info.llmReplayed ? ' — REPLAYED, not a live model' : ''}; TTS: ${info.tts} at ${info.sampleRate} Hz)`,
+    `Latency per turn (ms after the typed turn was sent; LLM: ${info.llm}${info.llmReplayed ? ' — REPLAYED, not a live model' : ''}; TTS: ${info.tts} at ${info.sampleRate} Hz)`,
     line(rows[0]!),
     widths.map((w) => '─'.repeat(w)).join('  '),
     ...rows.slice(1).map(line),
@@ -51,8 +52,8 @@ export function formatReport(turns: readonly TurnReport[], info: RunInfo): strin
 
 /** The JSON report: run facts, stamp definitions, and every turn. */
 export function reportJson(turns: readonly TurnReport[], info: RunInfo): string {
-  const stamps = Object.fromEntries(STAMP_ORDER.map((s) => [s, STAMP_LABELS[s]]));
-  return `${JSON.stringify({ run: info, units: 'ms since the user turn was injected', stamps, turns }, null, 2)}\n`;
+  const stamps = Object.fromEntries(TYPED_TURN_STAMPS.map((s) => [s, STAMP_LABELS[s]]));
+  return `${JSON.stringify({ run: info, units: 'ms since the typed turn was sent (the turn budget\'s zero, as in the worker\'s turn log)', stamps, turns }, null, 2)}\n`;
 }
 
 function ms(value: number | undefined): string {

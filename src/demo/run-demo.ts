@@ -1,15 +1,19 @@
 /**
- * The offline demo's pipeline: the production session wiring (src/session.ts) and TTS factory
- * (src/tts/factory.ts) run as a real AgentSession with no room. User turns are injected as text,
- * the answer's audio is recorded by a real-time speaker stand-in, and every stage is stamped.
+ * The offline demo's pipeline: the production session wiring (src/session.ts), TTS factory
+ * (src/tts/factory.ts) and turn budget (src/latency/worker.ts, as the worker attaches it) run as a
+ * real AgentSession with no room. User turns are typed, the answer's audio is recorded by a
+ * real-time speaker stand-in, and each turn's report is the worker's, extended with detail.
  */
 import { stt, voice } from '@livekit/agents';
 import * as openai from '@livekit/agents-plugin-openai';
 import { mkdir, readdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { type PlayoutMode, RecordingAudioOutput, segmentAudio } from '../audio/recording-output.js';
+import { type PlayoutMode, type RecordedSegment, RecordingAudioOutput, segmentAudio } from '../audio/recording-output.js';
 import type { AppConfig } from '../config/index.js';
+import type { TurnReport } from '../latency/stamps.js';
+import type { TurnBudget, TurnBudgetOptions } from '../latency/turn-budget.js';
+import { attachJobTurnBudget } from '../latency/worker.js';
 import { encodeWav } from '../local-voice/wav.js';
 import { createAssistant, createSession } from '../session.js';
 import { FirstwordTTS } from '../tts/index.js';
@@ -17,9 +21,7 @@ import { createTTS } from '../tts/factory.js';
 import { type RunInfo, formatReport, reportJson } from './report-format.js';
 import { type ReplayEntry, ReplayLLM } from './replay-llm.js';
 import { SAMPLE_REPLIES, type DemoTurn, replayFallback } from './samples.js';
-import { TimedLLM } from './timed-llm.js';
-import { TurnRecorder, type RawTurn } from './turn-recorder.js';
-import { type TurnReport, buildTurnReport } from './turn-report.js';
+import { type DemoTurnReport, TurnDetails, demoTurnReport } from './turn-details.js';
 import { renderPng, waterfallSvg } from './waterfall.js';
 
 export interface DemoRunOptions {
@@ -37,11 +39,13 @@ export interface DemoRunOptions {
   log?: (line: string) => void;
   /** Upper bound for one turn, from injection to the end of playback. @defaultValue 90000 */
   turnTimeoutMs?: number;
+  /** Where the worker's per-turn `turn latency` line goes. @defaultValue not written */
+  turnLog?: TurnBudgetOptions['logger'];
 }
 
 export interface DemoRunResult {
   info: RunInfo;
-  turns: TurnReport[];
+  turns: DemoTurnReport[];
   table: string;
   files: { wavs: string[]; reportJson: string; waterfallSvg: string; waterfallPng: string };
 }
@@ -50,11 +54,9 @@ export async function runDemo(opts: DemoRunOptions): Promise<DemoRunResult> {
   const log = opts.log ?? (() => {});
   const turnTimeoutMs = opts.turnTimeoutMs ?? 90_000;
   const replayed = opts.forceReplay === true || !opts.config.openai.apiKey;
-  const model = new TimedLLM(
-    replayed
-      ? new ReplayLLM({ replies: opts.replayReplies ?? SAMPLE_REPLIES, fallback: replayFallback, ...opts.replay })
-      : new openai.LLM({ apiKey: opts.config.openai.apiKey, model: opts.config.openai.llmModel }),
-  );
+  const model = replayed
+    ? new ReplayLLM({ replies: opts.replayReplies ?? SAMPLE_REPLIES, fallback: replayFallback, ...opts.replay })
+    : new openai.LLM({ apiKey: opts.config.openai.apiKey, baseURL: opts.config.openai.baseURL, model: opts.config.openai.llmModel });
   const startedAt = new Date().toISOString();
   const voiceOut = await createTTS(opts.config);
   const cleanups: Array<() => Promise<void> | void> = [() => voiceOut.close(), () => model.aclose()];
@@ -84,20 +86,25 @@ export async function runDemo(opts: DemoRunOptions): Promise<DemoRunResult> {
       await session.close();
       output.close();
     });
-    await withTimeout(session.start({ agent: createAssistant() }), 15_000, 'the session to start');
+    const agent = createAssistant();
+    // The worker's budget, as its job entry attaches it (no metrics endpoint here to push to).
+    const config = { ...opts.config, metrics: { ...opts.config.metrics, port: undefined } };
+    const job = attachJobTurnBudget(session, { agent, tts: voiceOut.tts, config, logger: opts.turnLog ?? false });
+    const details = new TurnDetails(agent, voiceOut.tts instanceof FirstwordTTS ? voiceOut.tts.timeline : undefined);
+    cleanups.unshift(() => details.dispose(), () => job.close());
+    await withTimeout(session.start({ agent }), 15_000, 'the session to start');
 
-    const timeline = voiceOut.tts instanceof FirstwordTTS ? voiceOut.tts.timeline : undefined;
-    const recorder = new TurnRecorder({ tts: timeline, llm: model.timeline });
-    cleanups.unshift(() => recorder.dispose());
-    const raw: RawTurn[] = [];
+    const turns: DemoTurnReport[] = [];
+    const heard: RecordedSegment[][] = [];
     for (const turn of opts.turns) {
       log(`\n[${turn.name}] user: ${turn.prompt}`);
-      raw.push(await withTimeout(runTurn(session, output, recorder, turn), turnTimeoutMs, `turn "${turn.name}"`));
-      const last = raw.at(-1)!;
-      const firstAudio = last.segments[0]?.startedAt;
-      log(firstAudio === undefined ? '  no audio was played' : `  first audio after ${Math.round(firstAudio - last.injectedAt)} ms`);
+      const played = await withTimeout(runTurn(session, output, job.budget, turn), turnTimeoutMs, `turn "${turn.name}"`);
+      const report = demoTurnReport(played.report, { ...turn, interruptRequestedAt: played.interruptRequestedAt }, details.eventsFor(played.report), played.segments);
+      turns.push(report);
+      heard.push(played.segments);
+      log(report.firstAudioMs === undefined ? '  no audio was played' : `  first audio after ${Math.round(report.firstAudioMs)} ms`);
     }
-    return await writeOutputs(raw, info, opts.outDir);
+    return await writeOutputs(turns, info, opts.outDir, heard);
   } finally {
     for (const cleanup of cleanups) {
       await Promise.resolve(cleanup()).catch(() => {});
@@ -105,42 +112,55 @@ export async function runDemo(opts: DemoRunOptions): Promise<DemoRunResult> {
   }
 }
 
-async function runTurn(
-  session: voice.AgentSession,
-  output: RecordingAudioOutput,
-  recorder: TurnRecorder,
-  turn: DemoTurn,
-): Promise<RawTurn> {
+interface PlayedTurn {
+  report: TurnReport;
+  segments: RecordedSegment[];
+  interruptRequestedAt?: number;
+}
+
+/** Types the turn; the budget reports it as a typed turn once its reply is done. */
+async function runTurn(session: voice.AgentSession, output: RecordingAudioOutput, budget: TurnBudget, turn: DemoTurn): Promise<PlayedTurn> {
   const before = output.segments.length;
   const started = turn.interruptAfterMs === undefined ? undefined : nextPlaybackStart(output);
-  recorder.begin(turn.name, turn.prompt);
   const handle = session.generateReply({ userInput: turn.prompt });
+  const reported = nextReport(budget, handle.id);
+  let interruptRequestedAt: number | undefined;
   if (started) {
     await started;
     await sleep(turn.interruptAfterMs);
     if (!handle.done()) {
-      recorder.markInterruptRequested();
+      interruptRequestedAt = performance.now();
       await session.interrupt().await;
     }
   }
   await handle.waitForPlayout();
-  return recorder.finish(output.segments.slice(before));
+  return { report: await reported, segments: output.segments.slice(before), interruptRequestedAt };
+}
+
+function nextReport(budget: TurnBudget, speechId: string): Promise<TurnReport> {
+  return new Promise((resolve) => {
+    const onTurn = (report: TurnReport) => {
+      if (report.speechId !== speechId) return;
+      budget.off('turn', onTurn);
+      resolve(report);
+    };
+    budget.on('turn', onTurn);
+  });
 }
 
 function nextPlaybackStart(output: RecordingAudioOutput): Promise<void> {
   return new Promise<void>((resolve) => output.once(voice.AudioOutput.EVENT_PLAYBACK_STARTED, () => resolve()));
 }
 
-async function writeOutputs(raw: RawTurn[], info: RunInfo, outDir: string): Promise<DemoRunResult> {
+async function writeOutputs(turns: DemoTurnReport[], info: RunInfo, outDir: string, segments: RecordedSegment[][]): Promise<DemoRunResult> {
   await mkdir(outDir, { recursive: true });
   // Old turn files from a longer earlier run would read as part of this one.
   for (const file of await readdir(outDir)) {
     if (/^turn-\d+-.*\.wav$/.test(file)) await rm(path.join(outDir, file));
   }
-  const turns = raw.map(buildTurnReport);
   const wavs: string[] = [];
-  for (const [i, turn] of raw.entries()) {
-    const heard = turn.segments.map((s) => segmentAudio(s)).filter((f) => f !== undefined);
+  for (const [i, turn] of turns.entries()) {
+    const heard = segments[i]!.map((s) => segmentAudio(s)).filter((f) => f !== undefined);
     if (heard.length === 0) continue;
     const samples = new Int16Array(heard.reduce((n, f) => n + f.data.length, 0));
     let at = 0;
@@ -150,7 +170,7 @@ async function writeOutputs(raw: RawTurn[], info: RunInfo, outDir: string): Prom
     }
     const file = path.join(outDir, `turn-${i + 1}-${turn.name}.wav`);
     await writeFile(file, encodeWav(samples, heard[0]!.sampleRate));
-    turns[i]!.wav = file;
+    turn.wav = file;
     wavs.push(file);
   }
   const files = {

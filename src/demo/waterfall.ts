@@ -8,7 +8,7 @@ import { Resvg } from '@resvg/resvg-js';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import type { RunInfo } from './report-format.js';
-import type { TurnReport } from './turn-report.js';
+import type { DemoTurnReport as TurnReport } from './turn-details.js';
 
 const WIDTH = 1400;
 const LABEL_WIDTH = 260;
@@ -47,7 +47,7 @@ export function waterfallSvg(turns: readonly TurnReport[], info: RunInfo): strin
   for (const [i, turn] of turns.entries()) {
     if (i > 0) panels.push(`<line x1="20" y1="${y + 4}" x2="${WIDTH - RIGHT_MARGIN}" y2="${y + 4}" stroke="#dee2e6"/>`);
     y += 14;
-    const ttfa = turn.timeToFirstAudioMs === undefined ? 'no audio' : `first audio ${Math.round(turn.timeToFirstAudioMs)} ms`;
+    const ttfa = turn.firstAudioMs === undefined ? 'no audio' : `first audio ${Math.round(turn.firstAudioMs)} ms`;
     panels.push(text(20, y + 4, `turn “${turn.name}” — ${ttfa}${turn.interrupted ? ' — interrupted' : ''}`, { size: 14, weight: 'bold' }));
     y += 12;
     panels.push(...llmRow(turn, y, x));
@@ -58,8 +58,8 @@ export function waterfallSvg(turns: readonly TurnReport[], info: RunInfo): strin
     });
     panels.push(...playbackRow(turn, y, x));
     y += ROW;
-    if (turn.timeToFirstAudioMs !== undefined) {
-      const fx = x(turn.timeToFirstAudioMs);
+    if (turn.firstAudioMs !== undefined) {
+      const fx = x(turn.firstAudioMs);
       panels.push(`<line x1="${fx}" y1="${y - ROW * (turn.requests.length + 2) - 6}" x2="${fx}" y2="${y}" stroke="${COLORS.playing}" stroke-dasharray="4 3"/>`);
     }
   }
@@ -69,7 +69,7 @@ export function waterfallSvg(turns: readonly TurnReport[], info: RunInfo): strin
     grid.push(`<line x1="${x(t)}" y1="${gridTop}" x2="${x(t)}" y2="${y}" stroke="${COLORS.grid}"/>`);
     grid.push(text(x(t), y + 16, `${t}`, { size: 11, anchor: 'middle', color: COLORS.muted }));
   }
-  grid.push(text(LABEL_WIDTH + plotWidth / 2, y + 34, 'ms after the user turn was injected', { size: 12, anchor: 'middle', color: COLORS.muted }));
+  grid.push(text(LABEL_WIDTH + plotWidth / 2, y + 34, 'ms after the typed turn was sent', { size: 12, anchor: 'middle', color: COLORS.muted }));
   const height = y + 48;
   return [
     `<svg xmlns="http://www.w3.org/2000/svg" width="${WIDTH}" height="${height}" viewBox="0 0 ${WIDTH} ${height}" font-family="DejaVu Sans">`,
@@ -125,7 +125,7 @@ function requestRow(request: TurnReport['requests'][number], i: number, y: numbe
 
 function playbackRow(turn: TurnReport, y: number, x: (t: number) => number): string[] {
   const out = [text(20, y + 15, 'heard audio · gaps', { size: 12, weight: 'bold' })];
-  const start = turn.stamps.firstAudioPlayed;
+  const start = turn.stamps.playbackStarted;
   const end = turn.audio.endMs;
   if (start !== undefined && end !== undefined) {
     out.push(rect(x(start), y + 4, x(end) - x(start), ROW - 8, COLORS.playing));

@@ -1,10 +1,11 @@
 /**
- * One turn's latency budget: the stamps taken along the pipeline and the stages between them.
+ * One turn's latency budget: the stamps taken along the pipeline and the stages between them —
+ * the one turn timeline of the project. The worker's log line, the Prometheus histograms, the
+ * demo's report and waterfall and the benchmarks' room-less figures are all built from these
+ * reports (by TurnBudget, src/latency/turn-budget.ts).
  *
- * Pure: building a report from stamps does no I/O, so the worker's log line, the Prometheus
- * histograms and the demo's table all show the same numbers. Stamps are `performance.now()`
- * milliseconds; a stamp the pipeline could not observe is absent, and so is every stage that
- * needs it.
+ * Pure: building a report from stamps does no I/O. Stamps are `performance.now()` milliseconds;
+ * a stamp the pipeline could not observe is absent, and so is every stage that needs it.
  */
 
 export const STAMP_NAMES = [
@@ -34,6 +35,23 @@ export const STAMP_NAMES = [
 ] as const;
 
 export type StampName = (typeof STAMP_NAMES)[number];
+
+/** What each stamp means, for tables and reports. */
+export const STAMP_LABELS: Record<StampName, string> = {
+  userStoppedSpeaking: 'user stopped speaking (typed turns: reply requested)',
+  sttFinal: 'final transcript',
+  turnDecided: 'end of turn decided',
+  userTurnCompleted: 'agent turn hook ran',
+  llmRequest: 'LLM request sent',
+  llmFirstToken: 'LLM first token',
+  ttsFirstChunk: 'first chunk released to TTS',
+  ttsFirstSend: 'first TTS request sent',
+  ttsFirstByte: 'TTS first byte',
+  ttsFirstFrame: 'TTS first frame to session',
+  playbackStarted: 'first audio played',
+  ackQueued: 'acknowledgement queued',
+  ackPlaybackStarted: 'acknowledgement played',
+};
 export type TurnStamps = Partial<Record<StampName, number>>;
 
 /** Consecutive legs of the reply's path; a stage may be negative (preemptive LLM before turn end). */
@@ -73,6 +91,10 @@ export interface TurnReport {
   turn: number;
   /** The reply's speech handle id (LiveKit's `speechId` in its own metrics and logs). */
   speechId?: string;
+  /** The reply's stream on the TTS timeline (`streamId`), to join per-chunk detail with this report. */
+  streamId?: string;
+  /** The reply's LLM generation (`LlmGeneration.id` in the turn signals). */
+  generationId?: number;
   /** Stamps relative to `turnDecided` (or the first stamp), ms; the absolute clock is in `at`. */
   stamps: TurnStamps;
   /** `performance.now()` of the stamps' zero. */
@@ -97,6 +119,8 @@ export interface TurnReport {
 export interface TurnReportInput {
   turn: number;
   speechId?: string;
+  streamId?: string;
+  generationId?: number;
   stamps: TurnStamps;
   ack?: AckSummary;
   livekit?: LiveKitTurnMetrics;
@@ -137,6 +161,8 @@ export function buildTurnReport(input: TurnReportInput): TurnReport {
   return {
     turn: input.turn,
     speechId: input.speechId,
+    streamId: input.streamId,
+    generationId: input.generationId,
     stamps: relative,
     at: zero,
     stages,

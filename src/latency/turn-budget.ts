@@ -4,9 +4,13 @@
  * and reports each turn once its reply is done — one structured log line, a `turn` event, and
  * `reports` for whoever prints a table (the demo).
  *
+ * A turn is a spoken one (the agent's `onUserTurnCompleted`) or a typed one: a reply requested
+ * with text input (`generateReply`, as `lk.chat` messages and the demo's turns are), timed from
+ * the request.
+ *
  * Attribution rules (the session interleaves an acknowledgement, preemptive drafts and the reply):
- * - the reply's LLM generation is the newest one answering the turn's user message (for a turn
- *   injected as text, see {@link TurnBudget.trackReply}, the newest one since the request);
+ * - the reply's LLM generation is the newest one answering the turn's user message (for a typed
+ *   turn, the newest one since the request);
  * - the reply's TTS stream is the first stream whose first chunk comes after that request;
  * - the ack's playback is the first playback start after it was queued; the reply's is the next
  *   one at or after the reply's first TTS frame.
@@ -14,9 +18,9 @@
 import { log, type metrics, type tts, voice } from '@livekit/agents';
 import type { EventEmitter as TypedEmitter } from 'node:events';
 import { EventEmitter } from 'node:events';
-import type { TimelineEvents } from '../tts/timeline.js';
+import { type TimelineEvents, now } from '../tts/timeline.js';
 import { type AckSummary, type LiveKitTurnMetrics, type TurnReport, type TurnStamps, buildTurnReport } from './stamps.js';
-import { type AckSignal, type LlmGeneration, type UserTurnCompleted, fromEpoch, now, observeAgentTurns } from './turn-signals.js';
+import { type AckSignal, type LlmGeneration, type UserTurnCompleted, fromEpoch, observeAgentTurns } from './turn-signals.js';
 
 type Logger = Pick<ReturnType<typeof log>, 'info'>;
 
@@ -131,10 +135,15 @@ export class TurnBudget extends EventEmitter<TurnBudgetEvents> {
       if (ev.oldState === 'speaking' && ev.newState !== 'speaking') this.#lastStoppedAt = now();
     });
     this.#on(this.#session, E.SpeechCreated, (ev: voice.SpeechCreatedEvent) => {
-      this.#handles.set(ev.speechHandle.id, { handle: ev.speechHandle, createdAt: now() });
+      const createdAt = now();
+      this.#handles.set(ev.speechHandle.id, { handle: ev.speechHandle, createdAt });
       ev.speechHandle.addDoneCallback((handle) => {
         if (this.#turn?.speechId !== handle.id) this.#handles.delete(handle.id);
       });
+      // Spoken turns reply with `audio` modality; a reply asked for with text is a typed turn.
+      if (ev.source === 'generate_reply' && ev.speechHandle.inputDetails.modality === 'text') {
+        this.#startTypedTurn(ev.speechHandle, createdAt);
+      }
     });
     this.#on(this.#session, E.MetricsCollected, (ev: voice.MetricsCollectedEvent) => this.#onMetrics(ev.metrics));
     this.#on(this.#session, E.Close, () => this.close());
@@ -177,15 +186,12 @@ export class TurnBudget extends EventEmitter<TurnBudgetEvents> {
   }
 
   /**
-   * Starts a turn for a reply requested directly — `session.generateReply({ userInput })`, as the
-   * demo injects typed turns — which has no end of user speech: the request is its zero (stamped
-   * as both `userStoppedSpeaking` and `turnDecided`). Call it with the returned handle, before
-   * awaiting anything; the turn is reported when the handle is done.
+   * A reply requested with text has no end of user speech: the request is its zero (stamped as
+   * both `userStoppedSpeaking` and `turnDecided`); the turn is reported when the reply is done.
    */
-  trackReply(handle: voice.SpeechHandle): void {
+  #startTypedTurn(handle: voice.SpeechHandle, at: number): void {
     if (this.#closed) return;
     if (this.#turn) this.#finish(this.#turn);
-    const at = this.#handles.get(handle.id)?.createdAt ?? now();
     this.#previousTurnAt = at;
     const turn: OpenTurn = {
       index: ++this.#turnCount,
@@ -296,6 +302,8 @@ export class TurnBudget extends EventEmitter<TurnBudgetEvents> {
     const report = buildTurnReport({
       turn: turn.index,
       speechId: turn.speechId,
+      streamId: turn.streamId,
+      generationId: turn.generation?.id,
       stamps,
       ack: turn.ack,
       livekit: turn.livekit,

@@ -13,8 +13,7 @@
 import type { llm, voice } from '@livekit/agents';
 import { EventEmitter } from 'node:events';
 import { ReadableStream, type ReadableStreamReadResult } from 'node:stream/web';
-
-export const now = (): number => performance.now();
+import { now } from '../tts/timeline.js';
 
 /** Converts an epoch time (`Date.now()` domain, as in LiveKit's events) to the `performance.now()` clock. */
 export const fromEpoch = (epochMs: number): number => epochMs - performance.timeOrigin;
@@ -61,6 +60,8 @@ export interface TurnSignalEvents {
   user_turn_completed: [UserTurnCompleted];
   llm_request: [LlmGeneration];
   llm_first_token: [LlmGeneration];
+  /** Each piece of reply text as the LLM node yields it (the demo draws the token stream). */
+  llm_text: [LlmGeneration, { at: number; text: string }];
   llm_end: [LlmGeneration];
   ack: [AckSignal];
 }
@@ -156,10 +157,18 @@ function lastUserMessage(chatCtx: llm.ChatContext): llm.ChatMessage | undefined 
 
 /** Text or a tool call: what starts the clock on "first token" (usage-only chunks do not). */
 function isOutput(chunk: unknown): boolean {
-  if (typeof chunk === 'string') return chunk.length > 0;
-  if (chunk === null || typeof chunk !== 'object' || !('delta' in chunk)) return false;
-  const delta = (chunk as llm.ChatChunk).delta;
-  return Boolean(delta?.content || delta?.toolCalls?.length);
+  return textOf(chunk) !== '' || Boolean(deltaOf(chunk)?.toolCalls?.length);
+}
+
+function deltaOf(chunk: unknown): llm.ChatChunk['delta'] | undefined {
+  if (chunk === null || typeof chunk !== 'object' || !('delta' in chunk)) return undefined;
+  return (chunk as llm.ChatChunk).delta;
+}
+
+/** The reply text a chunk of the LLM node carries ('' for none). */
+function textOf(chunk: unknown): string {
+  if (typeof chunk === 'string') return chunk;
+  return deltaOf(chunk)?.content ?? '';
 }
 
 function observeGeneration<T>(
@@ -193,6 +202,8 @@ function observeGeneration<T>(
         generation.firstTokenAt = now();
         signals.emit('llm_first_token', generation);
       }
+      const text = textOf(result.value);
+      if (text && signals.listenerCount('llm_text') > 0) signals.emit('llm_text', generation, { at: now(), text });
       controller.enqueue(result.value);
     },
     async cancel(reason) {

@@ -20,7 +20,7 @@ export function attachJobTurnBudget(
   session: voice.AgentSession,
   opts: { agent: voice.Agent; tts: tts.TTS; config: AppConfig; logger?: TurnBudgetOptions['logger'] },
 ): JobTurnBudget {
-  const budget = attachTurnBudget(session, { agent: opts.agent, tts: opts.tts, ...(opts.logger ? { logger: opts.logger } : {}) });
+  const budget = attachTurnBudget(session, { agent: opts.agent, tts: opts.tts, ...(opts.logger !== undefined ? { logger: opts.logger } : {}) });
   const { port, host } = opts.config.metrics;
   if (port === undefined) return { budget, close: async () => budget.close() };
   const pusher = createTurnPusher({ port, host: pushHostFor(host) });

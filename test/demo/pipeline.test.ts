@@ -10,7 +10,8 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/index.js';
 import { type DemoRunResult, runDemo } from '../../src/demo/run-demo.js';
-import { STAMP_ORDER, type TurnReport } from '../../src/demo/turn-report.js';
+import { type DemoTurnReport as TurnReport, TYPED_TURN_STAMPS } from '../../src/demo/turn-details.js';
+import { TURN_LOG_MESSAGE } from '../../src/latency/turn-budget.js';
 import { decodeWav } from '../../src/local-voice/wav.js';
 import { plausibleSeconds, rms, voicedShare } from '../local-voice/speech-checks.js';
 
@@ -24,6 +25,8 @@ const LONG = {
 
 let outDir: string;
 let result: DemoRunResult;
+/** The worker's per-turn log lines, as its turn budget wrote them during the demo. */
+const turnLog: Array<{ fields: Record<string, unknown>; message: string }> = [];
 
 beforeAll(async () => {
   initializeLogger({ pretty: false, level: 'warn' });
@@ -39,6 +42,7 @@ beforeAll(async () => {
     replayReplies: [SHORT, LONG],
     forceReplay: true,
     turnTimeoutMs: 30_000,
+    turnLog: { info: (fields: Record<string, unknown>, message: string) => turnLog.push({ fields, message }) } as never,
   });
 }, 60_000);
 
@@ -80,16 +84,16 @@ describe('demo pipeline, one short turn', () => {
   it('stamps every stage, in pipeline order', () => {
     const report = turn('short');
     expect(report.unobservable).toEqual([]);
-    const values = STAMP_ORDER.map((name) => report.stamps[name]);
+    const values = TYPED_TURN_STAMPS.map((name) => report.stamps[name]);
     expect(values.every((v) => v !== undefined)).toBe(true);
     for (let i = 1; i < values.length; i++) expect(values[i]!).toBeGreaterThanOrEqual(values[i - 1]!);
-    expect(report.timeToFirstAudioMs).toBe(report.stamps.firstAudioPlayed);
+    expect(report.firstAudioMs).toBe(report.stamps.playbackStarted);
   });
 
   it('voices every request once, each sent before its first byte and played back to back', () => {
     const report = turn('short');
     expect(report.requests.map((r) => r.text).join(' ').replace(/\s+/g, ' ')).toBe(SHORT.reply);
-    let previousEnd = report.stamps.firstAudioPlayed!;
+    let previousEnd = report.stamps.playbackStarted!;
     for (const request of report.requests) {
       expect(request.firstByteMs!).toBeGreaterThanOrEqual(request.sentMs);
       expect(request.playStartMs!).toBeGreaterThanOrEqual(request.firstByteMs!);
@@ -100,11 +104,26 @@ describe('demo pipeline, one short turn', () => {
   });
 });
 
+describe('one turn timeline', () => {
+  it("builds the demo's report from the worker's turn budget: the same stamps as its turn log line", () => {
+    expect(turnLog.map((l) => l.message)).toEqual([TURN_LOG_MESSAGE, TURN_LOG_MESSAGE]);
+    for (const [i, line] of turnLog.entries()) {
+      const report = result.turns[i]!;
+      expect(line.fields.speechId).toBe(report.speechId);
+      expect(line.fields.stamps).toEqual(report.stamps);
+      expect(line.fields.stages).toEqual(report.stages);
+      expect(line.fields.firstAudioMs).toBe(report.firstAudioMs);
+      expect(line.fields.interrupted).toBe(report.interrupted);
+    }
+    expect(result.turns.map((t) => t.interrupted)).toEqual([false, true]);
+  });
+});
+
 describe('demo pipeline, barge-in', () => {
   it('stops the answer where the interruption landed and keeps only what was heard', async () => {
     const report = turn('cut');
     expect(report.interrupted).toBe(true);
-    expect(report.interruptRequestedMs!).toBeGreaterThan(report.stamps.firstAudioPlayed!);
+    expect(report.interruptRequestedMs!).toBeGreaterThan(report.stamps.playbackStarted!);
     expect(report.audio.playedMs).toBeLessThan(report.audio.capturedMs);
     const wav = await wavOf(report);
     expect((wav.samples.length / wav.sampleRate) * 1000).toBeCloseTo(report.audio.playedMs, -1);

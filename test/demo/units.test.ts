@@ -4,10 +4,9 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { DemoUsageError, parseDemoArgs } from '../../src/demo/args.js';
 import { ReplayLLM, tokenize } from '../../src/demo/replay-llm.js';
 import { SAMPLE_TURNS } from '../../src/demo/samples.js';
-import { TimedLLM } from '../../src/demo/timed-llm.js';
-import type { RawTurn } from '../../src/demo/turn-recorder.js';
-import { buildTurnReport } from '../../src/demo/turn-report.js';
+import { type TurnEvents, demoTurnReport } from '../../src/demo/turn-details.js';
 import { waterfallSvg } from '../../src/demo/waterfall.js';
+import { buildTurnReport } from '../../src/latency/stamps.js';
 import type { RecordedSegment } from '../../src/audio/recording-output.js';
 import { withTimeout } from '../local-voice/ws-client.js';
 
@@ -71,15 +70,6 @@ describe('ReplayLLM', () => {
     expect(known.join('')).toBe('Fine, thanks. And you?');
     expect((await collect(model, 'Why?')).join('')).toBe('No reply for Why?.');
   });
-
-  it('is observed token by token through TimedLLM without changing the stream', async () => {
-    const timed = new TimedLLM(new ReplayLLM({ replies: [{ prompt: 'hi', reply: 'Hello to you.' }], firstTokenDelayMs: 0, tokensPerSecond: 1000 }));
-    const seen: string[] = [];
-    timed.timeline.on('token', ({ text }) => seen.push(text));
-    const tokens = await collect(timed, 'hi');
-    expect(tokens.join('')).toBe('Hello to you.');
-    expect(seen).toEqual(tokens);
-  });
 });
 
 function segment(frames: { playAt: number; offsetMs: number; durationMs: number }[], extra: Partial<RecordedSegment> = {}): RecordedSegment {
@@ -97,22 +87,24 @@ function segment(frames: { playAt: number; offsetMs: number; durationMs: number 
   };
 }
 
-describe('buildTurnReport', () => {
-  const base = (overrides: Partial<RawTurn>): RawTurn => ({
-    name: 't',
-    prompt: 'p',
-    injectedAt: 1000,
-    endedAt: 5000,
-    llm: { tokens: [{ at: 1300, text: 'Hi ' }, { at: 1320, text: 'there.' }], doneAt: 1330, cancelled: false },
-    segments: [],
-    ...overrides,
-  });
-  const chunk = (text: string) => ({ text, start: 0, end: text.length, reason: 'sentence' }) as never;
+/** A typed turn sent at 1000 ms: the budget's report, from its stamps. */
+function budgetReport(stamps: Record<string, number>) {
+  return buildTurnReport({ turn: 1, speechId: 'speech_1', stamps: { userStoppedSpeaking: 1000, turnDecided: 1000, userTurnCompleted: 1000, ...stamps } });
+}
 
-  it('lays requests back to back from their lengths, even when a start offset is misreported', () => {
+describe('demoTurnReport', () => {
+  const chunk = (text: string) => ({ text, start: 0, end: text.length, reason: 'sentence' }) as never;
+  const tokens: TurnEvents['tokens'] = [
+    { at: 1300, text: 'Hi ' },
+    { at: 1320, text: 'there.' },
+  ];
+
+  it('extends the budget report and lays requests back to back from their lengths, even when a start offset is misreported', () => {
     const frames = Array.from({ length: 10 }, (_, i) => ({ playAt: 1500 + i * 100, offsetMs: i * 100, durationMs: 100 }));
-    const turn = base({
-      segments: [segment(frames)],
+    const report = budgetReport({ llmFirstToken: 1300, ttsFirstChunk: 1340, ttsFirstSend: 1345, ttsFirstByte: 1400, ttsFirstFrame: 1410, playbackStarted: 1500 });
+    const events: TurnEvents = {
+      tokens,
+      llmDoneAt: 1330,
       tts: {
         chunks: [{ streamId: 's', segmentId: 'g', index: 0, chunk: chunk('Hi there.'), at: 1340 }],
         sent: [
@@ -123,58 +115,51 @@ describe('buildTurnReport', () => {
           { streamId: 's', segmentId: 'g', track: 'a', at: 1400 },
           { streamId: 's', segmentId: 'g', track: 'b', at: 1450 },
         ],
-        firstFrames: [{ streamId: 's', segmentId: 'g', at: 1410 }],
         // 'b' reports startSample 0 although it follows 'a' (400 ms at 1 kHz).
         tracksDone: [
           { streamId: 's', segmentId: 'g', track: 'a', chunks: [], startSample: 0, endSample: 400, sampleRate: 1000, at: 1900 },
           { streamId: 's', segmentId: 'g', track: 'b', chunks: [], startSample: 0, endSample: 600, sampleRate: 1000, at: 2500 },
         ],
-        interruptions: [],
       },
-    });
-    const report = buildTurnReport(turn);
-    expect(report.stamps).toEqual({
-      userTurn: 0,
-      llmFirstToken: 300,
-      firstChunk: 340,
-      firstSend: 345,
-      ttsFirstByte: 400,
-      ttsFirstFrame: 410,
-      firstAudioPlayed: 500,
-    });
-    expect(report.requests.map((r) => [r.audioOffsetMs, r.playStartMs, r.playEndMs])).toEqual([
+    };
+    const demo = demoTurnReport(report, { name: 't', prompt: 'p' }, events, [segment(frames)]);
+    expect(demo.stamps).toEqual(report.stamps);
+    expect(demo.stamps).toMatchObject({ turnDecided: 0, llmFirstToken: 300, ttsFirstChunk: 340, ttsFirstSend: 345, ttsFirstByte: 400, ttsFirstFrame: 410, playbackStarted: 500 });
+    expect(demo.firstAudioMs).toBe(500);
+    expect(demo.llm).toEqual({ tokenMs: [300, 320], doneMs: 330 });
+    expect(demo.requests.map((r) => [r.audioOffsetMs, r.playStartMs, r.playEndMs])).toEqual([
       [[0, 400], 500, 900],
       [[400, 1000], 900, 1500],
     ]);
-    expect(report.reply).toBe('Hi there.');
+    expect(demo.reply).toBe('Hi there.');
   });
 
   it('reports the TTS stamps as unobservable when the TTS has no timeline', () => {
-    const report = buildTurnReport(base({ segments: [segment([{ playAt: 1700, offsetMs: 0, durationMs: 100 }])] }));
-    expect(report.unobservable).toEqual(['firstChunk', 'firstSend', 'ttsFirstByte', 'ttsFirstFrame']);
-    expect(report.stamps).toEqual({ userTurn: 0, llmFirstToken: 300, firstAudioPlayed: 700 });
-    expect(report.requests).toEqual([]);
+    const report = budgetReport({ llmFirstToken: 1300, playbackStarted: 1700 });
+    const demo = demoTurnReport(report, { name: 't', prompt: 'p' }, { tokens }, [segment([{ playAt: 1700, offsetMs: 0, durationMs: 100 }])]);
+    expect(demo.unobservable).toEqual(['ttsFirstChunk', 'ttsFirstSend', 'ttsFirstByte', 'ttsFirstFrame']);
+    expect(demo.stamps).toEqual({ userStoppedSpeaking: 0, turnDecided: 0, userTurnCompleted: 0, llmFirstToken: 300, playbackStarted: 700 });
+    expect(demo.requests).toEqual([]);
   });
 });
 
 describe('waterfallSvg', () => {
   it('draws one row per request and summarizes Korean text the chart font cannot show', () => {
-    const report = buildTurnReport({
-      name: 'ko',
-      prompt: '안녕?',
-      injectedAt: 0,
-      endedAt: 3000,
-      llm: { tokens: [{ at: 300, text: '안녕하세요.' }], doneAt: 310, cancelled: false },
-      segments: [segment([{ playAt: 600, offsetMs: 0, durationMs: 500 }])],
-      tts: {
-        chunks: [],
-        sent: [{ streamId: 's', segmentId: 'g', track: '1', text: '안녕하세요.', at: 320 }],
-        firstBytes: [{ streamId: 's', segmentId: 'g', track: '1', at: 500 }],
-        firstFrames: [],
-        tracksDone: [{ streamId: 's', segmentId: 'g', track: '1', chunks: [], startSample: 0, endSample: 500, sampleRate: 1000, at: 1100 }],
-        interruptions: [],
+    const report = demoTurnReport(
+      buildTurnReport({ turn: 1, stamps: { userStoppedSpeaking: 0, turnDecided: 0, llmFirstToken: 300, playbackStarted: 600 } }),
+      { name: 'ko', prompt: '안녕?' },
+      {
+        tokens: [{ at: 300, text: '안녕하세요.' }],
+        llmDoneAt: 310,
+        tts: {
+          chunks: [],
+          sent: [{ streamId: 's', segmentId: 'g', track: '1', text: '안녕하세요.', at: 320 }],
+          firstBytes: [{ streamId: 's', segmentId: 'g', track: '1', at: 500 }],
+          tracksDone: [{ streamId: 's', segmentId: 'g', track: '1', chunks: [], startSample: 0, endSample: 500, sampleRate: 1000, at: 1100 }],
+        },
       },
-    });
+      [segment([{ playAt: 600, offsetMs: 0, durationMs: 500 }])],
+    );
     const svg = waterfallSvg([report], { llm: 'replay', llmReplayed: true, tts: 'local', sampleRate: 22050, startedAt: 'now' });
     expect(svg).toContain('#1 (Korean, 6 chars)');
     expect(svg).not.toMatch(/[\uac00-\ud7af]/u);

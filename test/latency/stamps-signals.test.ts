@@ -95,6 +95,26 @@ describe('observeAgentTurns', () => {
     expect(events).toEqual(['request', 'first_token', 'end:false']);
   });
 
+  it('reports each piece of reply text with its generation, without changing the stream', async () => {
+    const { agent, push, end } = agentWithScriptedLlm();
+    const signals = observeAgentTurns(agent);
+    const seen: Array<[number, string]> = [];
+    signals.on('llm_text', (g, token) => seen.push([g.id, token.text]));
+    const reader = await openNode(agent, contextFor('hi').ctx);
+    const out: unknown[] = [];
+    push({ id: 'u', usage: { completionTokens: 0, promptTokens: 1, promptCachedTokens: 0, totalTokens: 1 } });
+    push({ id: 'a', delta: { role: 'assistant', content: 'Hello' } });
+    push(' to you.');
+    end();
+    for (let r = await reader.read(); !r.done; r = await reader.read()) out.push(r.value);
+    expect(out).toEqual([expect.objectContaining({ id: 'u' }), expect.objectContaining({ id: 'a' }), ' to you.']);
+    const id = seen[0]![0];
+    expect(seen).toEqual([
+      [id, 'Hello'],
+      [id, ' to you.'],
+    ]);
+  });
+
   it('passes a cancel from the session through to the LLM stream and marks the generation cancelled', async () => {
     const { agent, cancelled } = agentWithScriptedLlm();
     const signals = observeAgentTurns(agent);

@@ -1,0 +1,243 @@
+/**
+ * The demo's report of a turn: the turn budget's report (src/latency — the same stamps the worker
+ * logs) extended with what only the demo draws: the LLM's token times, each chunk and provider
+ * request with its send, first byte and play range, and the audio as heard with its gaps.
+ */
+import type { voice } from '@livekit/agents';
+import type { EventEmitter } from 'node:events';
+import type { RecordedSegment } from '../audio/recording-output.js';
+import type { StampName, TurnReport } from '../latency/stamps.js';
+import { observeAgentTurns } from '../latency/turn-signals.js';
+import type { TimelineEvents } from '../tts/timeline.js';
+
+type Payload<K extends keyof TimelineEvents> = TimelineEvents[K][0];
+
+/** What the timeline and the turn signals showed of one turn (`performance.now()` times). */
+export interface TurnEvents {
+  tokens: { at: number; text: string }[];
+  llmDoneAt?: number;
+  /** Undefined when the TTS exposes no timeline: those stamps and rows cannot be observed. */
+  tts?: {
+    chunks: Payload<'chunk'>[];
+    sent: Payload<'sent'>[];
+    firstBytes: Payload<'first_byte'>[];
+    tracksDone: Payload<'track_done'>[];
+  };
+}
+
+export interface RequestReport {
+  track: string;
+  text: string;
+  sentMs: number;
+  firstByteMs?: number;
+  /** Where the request's audio sits in the turn's audio (ms); the end is unknown if it was cut. */
+  audioOffsetMs: [number, number | undefined];
+  playStartMs?: number;
+  playEndMs?: number;
+}
+
+/** Times are ms from the report's zero (`report.at`: the typed turn's request). */
+export interface DemoTurnReport extends TurnReport {
+  name: string;
+  prompt: string;
+  reply: string;
+  /** Stamps this TTS cannot show (it exposes no timeline). */
+  unobservable: StampName[];
+  llm: { tokenMs: number[]; doneMs?: number };
+  chunks: { index: number; text: string; range: [number, number]; reason: string; releasedMs: number }[];
+  requests: RequestReport[];
+  audio: {
+    capturedMs: number;
+    playedMs: number;
+    /** When playback stopped. */
+    endMs?: number;
+    gaps: { atMs: number; ms: number }[];
+  };
+  interruptRequestedMs?: number;
+  wav?: string;
+}
+
+const TTS_STAMPS: StampName[] = ['ttsFirstChunk', 'ttsFirstSend', 'ttsFirstByte', 'ttsFirstFrame'];
+
+/** The stamps a typed turn passes, in pipeline order (the request is the zero). */
+export const TYPED_TURN_STAMPS: readonly StampName[] = ['turnDecided', 'llmRequest', 'llmFirstToken', ...TTS_STAMPS, 'playbackStarted'];
+
+/** Collects token and timeline events as they happen, to join them with each turn's report. */
+export class TurnDetails {
+  readonly #tokens = new Map<number, { at: number; text: string }[]>();
+  readonly #llmDone = new Map<number, number>();
+  readonly #streams = new Map<string, NonNullable<TurnEvents['tts']>>();
+  readonly #timeline: EventEmitter<TimelineEvents> | undefined;
+  readonly #detach: Array<() => void> = [];
+
+  constructor(agent: voice.Agent, timeline: EventEmitter<TimelineEvents> | undefined) {
+    this.#timeline = timeline;
+    const signals = observeAgentTurns(agent);
+    this.#listen(signals, 'llm_text', (generation, token) => this.#push(this.#tokens, generation.id, token));
+    this.#listen(signals, 'llm_end', (generation) => {
+      if (generation.endedAt !== undefined) this.#llmDone.set(generation.id, generation.endedAt);
+    });
+    if (timeline) {
+      this.#listen(timeline, 'chunk', (ev) => this.#stream(ev.streamId).chunks.push(ev));
+      this.#listen(timeline, 'sent', (ev) => this.#stream(ev.streamId).sent.push(ev));
+      this.#listen(timeline, 'first_byte', (ev) => this.#stream(ev.streamId).firstBytes.push(ev));
+      this.#listen(timeline, 'track_done', (ev) => this.#stream(ev.streamId).tracksDone.push(ev));
+    }
+  }
+
+  /** The events of `report`'s LLM generation and TTS stream. */
+  eventsFor(report: TurnReport): TurnEvents {
+    const id = report.generationId;
+    const empty = { chunks: [], sent: [], firstBytes: [], tracksDone: [] };
+    return {
+      tokens: id === undefined ? [] : (this.#tokens.get(id) ?? []),
+      llmDoneAt: id === undefined ? undefined : this.#llmDone.get(id),
+      tts: this.#timeline ? (report.streamId === undefined ? empty : (this.#streams.get(report.streamId) ?? empty)) : undefined,
+    };
+  }
+
+  dispose(): void {
+    for (const detach of this.#detach.splice(0)) detach();
+  }
+
+  #stream(streamId: string): NonNullable<TurnEvents['tts']> {
+    let events = this.#streams.get(streamId);
+    if (!events) this.#streams.set(streamId, (events = { chunks: [], sent: [], firstBytes: [], tracksDone: [] }));
+    return events;
+  }
+
+  #push<K, V>(map: Map<K, V[]>, key: K, value: V): void {
+    const list = map.get(key);
+    if (list) list.push(value);
+    else map.set(key, [value]);
+  }
+
+  #listen<E extends Record<keyof E, unknown[]>, K extends keyof E & string>(
+    emitter: EventEmitter<E>,
+    event: K,
+    listener: (...args: E[K]) => void,
+  ): void {
+    const target = emitter as unknown as EventEmitter;
+    const handler = listener as unknown as (...args: unknown[]) => void;
+    target.on(event, handler);
+    this.#detach.push(() => target.off(event, handler));
+  }
+}
+
+/** The budget's report of a demo turn, extended with its detail. */
+export function demoTurnReport(
+  report: TurnReport,
+  turn: { name: string; prompt: string; interruptRequestedAt?: number },
+  events: TurnEvents,
+  segments: readonly RecordedSegment[],
+): DemoTurnReport {
+  const rel = (at: number | undefined) => (at === undefined ? undefined : round(at - report.at));
+  const play = playbackClock(segments);
+  const tts = events.tts;
+  return {
+    ...report,
+    name: turn.name,
+    prompt: turn.prompt,
+    reply: events.tokens.map((t) => t.text).join(''),
+    unobservable: tts ? [] : TTS_STAMPS,
+    llm: { tokenMs: events.tokens.map((t) => rel(t.at)!), doneMs: rel(events.llmDoneAt) },
+    chunks: (tts?.chunks ?? []).map((ev) => ({
+      index: ev.index,
+      text: ev.chunk.text,
+      range: [ev.chunk.start, ev.chunk.end],
+      reason: String(ev.chunk.reason),
+      releasedMs: rel(ev.at)!,
+    })),
+    requests: tts ? requestReports(tts, play, rel) : [],
+    audio: {
+      capturedMs: round(sum(segments.map((s) => s.durationMs))),
+      playedMs: round(sum(segments.map((s) => s.playedMs))),
+      endMs: rel(play.endAt),
+      gaps: segments.flatMap((s) => s.gaps.map((g) => ({ atMs: rel(g.at)!, ms: round(g.ms) }))),
+    },
+    interruptRequestedMs: rel(turn.interruptRequestedAt),
+  };
+}
+
+/**
+ * One row per provider request, in order. The driver plays requests back to back, so each starts
+ * where the previous one ended; only each request's length is taken from its `track_done`
+ * (a request cut by an interruption has none, and its end is unknown).
+ */
+function requestReports(
+  tts: NonNullable<TurnEvents['tts']>,
+  play: PlaybackClock,
+  rel: (at: number | undefined) => number | undefined,
+): RequestReport[] {
+  const order: string[] = [];
+  const texts = new Map<string, string[]>();
+  const sentAt = new Map<string, number>();
+  for (const ev of tts.sent) {
+    if (!texts.has(ev.track)) {
+      order.push(ev.track);
+      texts.set(ev.track, []);
+      sentAt.set(ev.track, ev.at);
+    }
+    texts.get(ev.track)!.push(ev.text);
+  }
+  const firstByte = new Map(tts.firstBytes.map((ev) => [ev.track, ev.at]));
+  const done = new Map(tts.tracksDone.map((ev) => [ev.track, ev]));
+  let offsetMs = 0;
+  return order.map((track) => {
+    const finished = done.get(track);
+    const startMs = offsetMs;
+    const endMs = finished ? startMs + ((finished.endSample - finished.startSample) / finished.sampleRate) * 1000 : undefined;
+    if (endMs !== undefined) offsetMs = endMs;
+    const started = firstByte.has(track) && startMs < play.heardMs;
+    return {
+      track,
+      text: texts.get(track)!.join(' '),
+      sentMs: rel(sentAt.get(track))!,
+      audioOffsetMs: [round(startMs), endMs === undefined ? undefined : round(endMs)],
+      firstByteMs: rel(firstByte.get(track)),
+      playStartMs: started ? rel(play.at(startMs)) : undefined,
+      playEndMs: started ? rel(play.at(Math.min(endMs ?? play.heardMs, play.heardMs))) : undefined,
+    };
+  });
+}
+
+interface PlaybackClock {
+  /** Wall time at which the audio `offsetMs` into the turn was played. */
+  at(offsetMs: number): number | undefined;
+  heardMs: number;
+  endAt?: number;
+}
+
+/** Maps an offset in the turn's audio to when the simulated speaker played it. */
+function playbackClock(segments: readonly RecordedSegment[]): PlaybackClock {
+  const frames: { from: number; to: number; playAt: number }[] = [];
+  let base = 0;
+  for (const segment of segments) {
+    for (const frame of segment.frames) {
+      frames.push({ from: base + frame.offsetMs, to: base + frame.offsetMs + frame.durationMs, playAt: frame.playAt });
+    }
+    base += segment.durationMs;
+  }
+  const heardMs = sum(segments.map((s) => s.playedMs));
+  const last = segments.filter((s) => s.frames.length > 0).at(-1);
+  const lastFrame = last?.frames.at(-1);
+  const endAt = last?.interrupted ? last.finishedAt : lastFrame ? lastFrame.playAt + lastFrame.durationMs : undefined;
+  return {
+    heardMs,
+    endAt,
+    at(offsetMs) {
+      const frame =
+        frames.find((f) => offsetMs >= f.from && offsetMs < f.to) ?? (offsetMs >= (frames.at(-1)?.to ?? Infinity) ? frames.at(-1) : undefined);
+      if (!frame) return undefined;
+      return frame.playAt + Math.min(offsetMs, frame.to) - frame.from;
+    },
+  };
+}
+
+function sum(values: number[]): number {
+  return values.reduce((a, b) => a + b, 0);
+}
+
+function round(ms: number): number {
+  return Math.round(ms * 10) / 10;
+}
