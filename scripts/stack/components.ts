@@ -1,0 +1,109 @@
+/**
+ * What `up` starts, one function per component, each returning only once the component is
+ * ready. Timeouts are generous for a cold 2-core CI machine (tsx compiles on first start).
+ */
+import { existsSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { DEV_KEYS, LIVEKIT_BIN, PORTS, REPO_ROOT, TSX_BIN } from './layout.js';
+import { livekitYaml } from './livekit-config.js';
+import { type Started } from './processes.js';
+import { httpReady, jsonLine, poll, redisReady } from './readiness.js';
+import type { TtsChoice } from './state.js';
+
+export const OPENAI_FAKE = join(REPO_ROOT, 'test', 'servers', 'openai-main.ts');
+export const CARTESIA_FAKE = join(REPO_ROOT, 'test', 'servers', 'cartesia-main.ts');
+export const LIVEKIT_URL = `ws://127.0.0.1:${PORTS.livekitHttp}`;
+
+export interface Launcher {
+  namespace: string;
+  runDir: string;
+  /** Starts `cmd` in the namespace with `env` over the base environment and records it. */
+  start(name: string, cmd: string, args: string[], env?: Record<string, string>): Started;
+}
+
+export async function startRedis(l: Launcher): Promise<void> {
+  const proc = l.start('redis', 'redis-server', [
+    '--bind', '127.0.0.1', '--port', String(PORTS.redis), '--save', '', '--appendonly', 'no', '--dir', l.runDir,
+  ]);
+  await poll('redis-cli ping', () => (redisReady(l.namespace, PORTS.redis) ? true : undefined), { timeoutMs: 15_000, process: proc });
+}
+
+export async function startLivekit(l: Launcher): Promise<string> {
+  const configFile = join(l.runDir, 'livekit.yaml');
+  writeFileSync(configFile, livekitYaml());
+  const proc = l.start('livekit-server', LIVEKIT_BIN, ['--config', configFile]);
+  const url = `http://127.0.0.1:${PORTS.livekitHttp}/`;
+  await poll(`GET ${url} = OK`, () => (httpReady(l.namespace, url, 'OK') ? true : undefined), { timeoutMs: 30_000, process: proc });
+  return configFile;
+}
+
+interface Announced {
+  url: string;
+  port: number;
+}
+
+/** The local protocol servers announce readiness with one `{"url":…,"port":…}` line on stdout. */
+export async function startFake(l: Launcher, name: string, script: string): Promise<Announced> {
+  const proc = l.start(name, TSX_BIN, [script]);
+  return poll(
+    `${name}'s {"url","port"} line`,
+    () => jsonLine<Announced>(proc.record.logFile, (v) => typeof v.url === 'string' && typeof v.port === 'number'),
+    { timeoutMs: 45_000, process: proc },
+  );
+}
+
+export interface WorkerSettings {
+  agentName: string;
+  tts: TtsChoice;
+  openaiUrl?: string;
+  cartesiaUrl?: string;
+  httpPort: number;
+  extraEnv?: Record<string, string>;
+}
+
+export function workerEnv(s: WorkerSettings): Record<string, string> {
+  const env: Record<string, string> = {
+    LIVEKIT_URL,
+    LIVEKIT_API_KEY: DEV_KEYS.apiKey,
+    LIVEKIT_API_SECRET: DEV_KEYS.apiSecret,
+    AGENT_NAME: s.agentName,
+    OPENAI_API_KEY: 'test-key',
+    AGENT_HTTP_PORT: String(s.httpPort),
+    TTS_PROVIDER: s.tts,
+  };
+  if (s.openaiUrl) env.OPENAI_BASE_URL = s.openaiUrl;
+  if (s.tts === 'cartesia') {
+    if (!s.cartesiaUrl) throw new Error('TTS cartesia needs the Cartesia fake');
+    Object.assign(env, { CARTESIA_API_KEY: 'test-key', CARTESIA_VOICE: 'test-voice', CARTESIA_BASE_URL: s.cartesiaUrl });
+  }
+  return { ...env, ...s.extraEnv };
+}
+
+/**
+ * `npm start`'s command (tsx src/agent.ts start), without npm in between so the recorded PID is
+ * the worker's own. Ready when the framework logs `registered worker`: the server drops a job
+ * that finds no registered worker, so nothing may be dispatched before that line.
+ */
+export async function startWorker(l: Launcher, s: WorkerSettings, name = 'worker'): Promise<void> {
+  const proc = l.start(name, TSX_BIN, ['src/agent.ts', 'start'], workerEnv(s));
+  await poll('the worker to log "registered worker"', () => jsonLine(proc.record.logFile, (v) => v.msg === 'registered worker'), {
+    timeoutMs: 90_000,
+    process: proc,
+  });
+}
+
+export async function startWeb(l: Launcher, agentName: string): Promise<string> {
+  const proc = l.start('web', TSX_BIN, ['src/web/main.ts'], {
+    WEB_HOST: '127.0.0.1',
+    WEB_PORT: String(PORTS.web),
+    LIVEKIT_URL,
+    LIVEKIT_API_KEY: DEV_KEYS.apiKey,
+    LIVEKIT_API_SECRET: DEV_KEYS.apiSecret,
+    AGENT_NAME: agentName,
+  });
+  const url = `http://127.0.0.1:${PORTS.web}/`;
+  await poll(`GET ${url}`, () => (httpReady(l.namespace, url) ? true : undefined), { timeoutMs: 45_000, process: proc });
+  return url;
+}
+
+export const openaiFakeAvailable = (): boolean => existsSync(OPENAI_FAKE);

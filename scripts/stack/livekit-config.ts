@@ -1,0 +1,35 @@
+/**
+ * livekit-server's configuration for the namespace. Parsing is strict (an unknown key stops the
+ * server), and every key below was checked against v1.13.5's config structs and by running it.
+ */
+import { DEV_KEYS, NETWORK, PORTS } from './layout.js';
+
+export function livekitYaml(): string {
+  return `# Written by scripts/stack for one run; see docs/livekit-stack.md.
+port: ${PORTS.livekitHttp}
+# Signalling, the Twirp API and the agents' /agent socket stay on the namespace's loopback.
+bind_addresses: ["127.0.0.1"]
+development: true
+keys:
+  ${DEV_KEYS.apiKey}: ${DEV_KEYS.apiSecret}
+redis:
+  address: 127.0.0.1:${PORTS.redis}
+rtc:
+  # Never ask an internet STUN server for our address.
+  use_external_ip: false
+  # One UDP port for all media, bound on the veth address only (interfaces.includes).
+  udp_port: ${PORTS.livekitUdp}
+  # 0 switches the ICE/TCP listener off; it would bind every interface whatever bind_addresses say.
+  tcp_port: 0
+  node_ip: ${NETWORK.nodeIp}
+  interfaces:
+    includes: [${NETWORK.interfaces[0]}]
+  # Handed to every client; nothing listens there, so srflx gathering fails fast and offline.
+  stun_servers: ["127.0.0.1:3478"]
+room:
+  empty_timeout: 30
+  departure_timeout: 5
+logging:
+  level: info
+`;
+}

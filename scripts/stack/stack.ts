@@ -1,0 +1,243 @@
+/**
+ * `up` and `down`: the one implementation behind `npm run stack` and test/e2e/stack.ts.
+ * The state file is written before the namespace exists and after every process start, so a
+ * run killed at any point leaves enough behind for the next `up`/`down` to clean it up.
+ */
+import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import {
+  CARTESIA_FAKE,
+  LIVEKIT_URL,
+  OPENAI_FAKE,
+  type Launcher,
+  openaiFakeAvailable,
+  startFake,
+  startLivekit,
+  startRedis,
+  startWeb,
+  startWorker,
+} from './components.js';
+import {
+  CLI_STATE_FILE,
+  DEFAULT_AGENT_NAME,
+  DEV_KEYS,
+  LIVEKIT_BIN,
+  NAMESPACE_PREFIX,
+  NETWORK,
+  PORTS,
+  REPO_ROOT,
+  RUN_DIR,
+  newNamespaceName,
+  runDirOf,
+  stateFileOf,
+} from './layout.js';
+import { createNamespace, deleteNamespace, listNamespaces, namespacePids } from './netns.js';
+import { isAlive, running, startProcess, startTimeOf, stopProcess } from './processes.js';
+import { type StackState, type TtsChoice, readState, writeState } from './state.js';
+
+export interface UpOptions {
+  owner: 'cli' | 'harness';
+  tts?: TtsChoice;
+  agentName?: string;
+  /** Defaults: every component; the OpenAI fake only when its file exists; Cartesia only for `tts: cartesia`. */
+  worker?: boolean;
+  web?: boolean;
+  openai?: boolean;
+  cartesia?: boolean;
+  /** Extra variables for the worker (over the stack's own). */
+  workerEnv?: Record<string, string>;
+  progress?: (line: string) => void;
+  /** Once aborted, no further process is started (an interrupted `up` is being torn down). */
+  signal?: AbortSignal;
+}
+
+/** Our tooling's variables must not leak into the production worker (NODE_ENV=test, VITEST…). */
+function baseEnv(): NodeJS.ProcessEnv {
+  const env = { ...process.env };
+  for (const key of Object.keys(env)) if (key.startsWith('VITEST') || key === 'TEST') delete env[key];
+  if (env.NODE_ENV === 'test') delete env.NODE_ENV;
+  return env;
+}
+
+function save(state: StackState): void {
+  writeState(state.stateFile, state);
+  if (state.owner?.kind === 'cli' || (state.owner === null && readState(CLI_STATE_FILE)?.namespace === state.namespace)) {
+    writeState(CLI_STATE_FILE, state);
+  }
+}
+
+export async function up(options: UpOptions): Promise<StackState> {
+  const say = options.progress ?? (() => {});
+  if (!existsSync(LIVEKIT_BIN)) throw new Error(`${LIVEKIT_BIN} is missing: run bash scripts/livekit/install.sh`);
+  for (const cleaned of cleanupStale()) say(`cleaned up stale namespace ${cleaned}`);
+
+  const namespace = newNamespaceName();
+  const runDir = runDirOf(namespace);
+  mkdirSync(runDir, { recursive: true });
+  const tts = options.tts ?? 'local';
+  const agentName = options.agentName ?? DEFAULT_AGENT_NAME;
+  const state: StackState = {
+    version: 1,
+    namespace,
+    owner: { pid: process.pid, startTime: startTimeOf(process.pid) ?? '', kind: options.owner },
+    startedAt: new Date().toISOString(),
+    runDir,
+    stateFile: stateFileOf(namespace),
+    livekit: { url: LIVEKIT_URL, apiKey: DEV_KEYS.apiKey, apiSecret: DEV_KEYS.apiSecret, nodeIp: NETWORK.nodeIp, configFile: '' },
+    agentName,
+    tts,
+    network: { interfaces: [...NETWORK.interfaces], addresses: [...NETWORK.addresses] },
+    ports: { ...PORTS },
+    processes: [],
+    notes: [],
+  };
+  save(state);
+  const started = Date.now();
+  const env = baseEnv();
+  const launcher: Launcher = {
+    namespace,
+    runDir,
+    start(name, cmd, args, extra = {}) {
+      if (options.signal?.aborted) throw new Error('up was interrupted');
+      const proc = startProcess({ name, namespace, cmd, args, cwd: REPO_ROOT, env: { ...env, ...extra }, logFile: join(runDir, `${name}.log`) });
+      state.processes.push(proc.record);
+      save(state);
+      return proc;
+    },
+  };
+  const step = async <T>(what: string, run: () => Promise<T>): Promise<T> => {
+    const t0 = Date.now();
+    const value = await run();
+    say(`${what} ready in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+    return value;
+  };
+
+  try {
+    createNamespace(namespace);
+    say(`namespace ${namespace}: ${NETWORK.interfaces.join('/')} ${NETWORK.addresses.join(' ')}`);
+    await step('redis', () => startRedis(launcher));
+    state.livekit.configFile = await step('livekit-server', () => startLivekit(launcher));
+    if (options.openai ?? openaiFakeAvailable()) {
+      state.openaiUrl = (await step('openai fake', () => startFake(launcher, 'openai', OPENAI_FAKE))).url;
+    } else {
+      state.notes.push(`no OpenAI fake: ${OPENAI_FAKE} does not exist; the worker's STT/LLM have nothing to reach`);
+    }
+    if (options.cartesia ?? tts === 'cartesia') {
+      state.cartesiaUrl = (await step('cartesia fake', () => startFake(launcher, 'cartesia', CARTESIA_FAKE))).url;
+    }
+    if (options.worker ?? true) {
+      const settings = { agentName, tts, openaiUrl: state.openaiUrl, cartesiaUrl: state.cartesiaUrl, httpPort: PORTS.agentHttp, extraEnv: options.workerEnv };
+      await step('worker', () => startWorker(launcher, settings));
+    }
+    if (options.web ?? true) state.webUrl = await step('web page', () => startWeb(launcher, agentName));
+  } catch (error) {
+    // An interrupted up is torn down by whoever interrupted it.
+    if (!options.signal?.aborted) {
+      say(`up failed; stopping what was started (logs stay in ${runDir})`);
+      await down(state);
+    }
+    throw error;
+  }
+  state.upMs = Date.now() - started;
+  state.readyAt = new Date().toISOString();
+  // A CLI stack outlives the CLI; a harness stack lives as long as the test process.
+  if (options.owner === 'cli') state.owner = null;
+  save(state);
+  return state;
+}
+
+const GRACE_MS: Record<string, number> = { worker: 20_000 };
+
+export async function down(given: StackState, progress: (line: string) => void = () => {}): Promise<void> {
+  let state = given;
+  const owner = state.owner;
+  if (owner && owner.pid !== process.pid && isAlive(owner)) {
+    // An `up` still running elsewhere would go on starting things: interrupt it (it tears down
+    // what it started), then stop whatever is left from the state file it last wrote.
+    progress(`interrupting the unfinished up (pid ${owner.pid})`);
+    await stopOwner(owner);
+    state = readState(state.stateFile) ?? state;
+  }
+  for (const record of [...state.processes].reverse()) {
+    const t0 = Date.now();
+    const how = await stopProcess(record, GRACE_MS[record.name] ?? 5000);
+    if (how !== 'gone') progress(`${record.name} (pid ${record.pid}) ${how} in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+  }
+  await sweep(state.namespace);
+  deleteNamespace(state.namespace);
+  if (readState(CLI_STATE_FILE)?.namespace === state.namespace) rmSync(CLI_STATE_FILE, { force: true });
+  if (existsSync(state.runDir)) writeState(state.stateFile, { ...state, owner: null, notes: [...state.notes, `stopped ${new Date().toISOString()}`] });
+}
+
+/** The owner is not ours to treat as a group (it shares one with npm and the shell): PID only. */
+async function stopOwner(owner: NonNullable<StackState['owner']>): Promise<void> {
+  const gone = async (ms: number) => {
+    for (const deadline = Date.now() + ms; Date.now() < deadline; ) {
+      if (!isAlive(owner)) return true;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    return !isAlive(owner);
+  };
+  process.kill(owner.pid, 'SIGTERM');
+  if (!(await gone(30_000))) {
+    process.kill(owner.pid, 'SIGKILL');
+    await gone(2000);
+  }
+}
+
+/** Whatever still runs in the namespace (clients, grandchildren) is ours: SIGKILL, bounded. */
+async function sweep(namespace: string): Promise<void> {
+  const deadline = Date.now() + 5000;
+  const live = () => namespacePids(namespace).filter(running);
+  for (let pids = live(); pids.length > 0 && Date.now() < deadline; pids = live()) {
+    for (const pid of pids) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // Gone meanwhile.
+      }
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+/**
+ * A namespace of this clone is stale when its owner died (a killed `up` or test run), or, for a
+ * finished CLI stack, when nothing runs in it any more. No state file at all also means stale.
+ */
+export function isStale(namespace: string): boolean {
+  const state = readState(stateFileOf(namespace));
+  if (!state) return true;
+  if (state.owner) return !isAlive(state.owner);
+  return !namespacePids(namespace).some(running);
+}
+
+export function cleanupStale(): string[] {
+  const cleaned: string[] = [];
+  for (const namespace of listNamespaces()) {
+    if (!namespace.startsWith(NAMESPACE_PREFIX) || !isStale(namespace)) continue;
+    // Synchronous on purpose: it runs before anything else; the KILL sweep needs no grace.
+    for (const pid of namespacePids(namespace)) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // Gone meanwhile.
+      }
+    }
+    deleteNamespace(namespace);
+    if (readState(CLI_STATE_FILE)?.namespace === namespace) rmSync(CLI_STATE_FILE, { force: true });
+    cleaned.push(namespace);
+  }
+  pruneRunDirs(10);
+  return cleaned;
+}
+
+/** Logs of the last few runs are kept for post-mortems; older folders of dead runs go. */
+function pruneRunDirs(keep: number): void {
+  if (!existsSync(RUN_DIR)) return;
+  const live = new Set(listNamespaces());
+  const dirs = readdirSync(RUN_DIR).filter((name) => name.startsWith(NAMESPACE_PREFIX)).sort();
+  for (const name of dirs.slice(0, Math.max(0, dirs.length - keep))) {
+    if (!live.has(name)) rmSync(join(RUN_DIR, name), { recursive: true, force: true });
+  }
+}

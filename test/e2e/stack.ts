@@ -1,0 +1,115 @@
+/**
+ * The real-LiveKit stack for tests: the same implementation as `npm run stack`
+ * (scripts/stack/stack.ts), owned by the test process. Clients run inside the namespace as
+ * scripts that print one JSON line with an `e2e` key (test/e2e/clients/).
+ *
+ *   const stack = await startStack({ worker: false });
+ *   const result = await stack.client('audio-receiver', ['--room', 'r1']);
+ *   await stack.stop();
+ */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { it } from 'vitest';
+import { type ExecOptions, type ExecResult, execCapture } from '../../scripts/stack/exec.js';
+import { LIVEKIT_BIN, LIVEKIT_VERSION, REPO_ROOT, TSX_BIN } from '../../scripts/stack/layout.js';
+import { runSync } from '../../scripts/stack/netns.js';
+import { type UpOptions, down, up } from '../../scripts/stack/stack.js';
+import { type StackState, stackEnv } from '../../scripts/stack/state.js';
+
+export type { ExecResult } from '../../scripts/stack/exec.js';
+export type { StackState } from '../../scripts/stack/state.js';
+
+export interface ClientResult extends Record<string, unknown> {
+  e2e: string;
+  ok: boolean;
+  ms: number;
+  error?: string;
+}
+
+export interface E2EStack {
+  state: StackState;
+  /** LIVEKIT_URL, LIVEKIT_API_KEY, LIVEKIT_API_SECRET, AGENT_NAME (and STACK_*), as `exec` sets them. */
+  env: Record<string, string>;
+  exec(cmd: string, args?: string[], options?: ExecOptions): Promise<ExecResult>;
+  /** Runs test/e2e/clients/<name>.ts inside the namespace and returns its result line. */
+  client(name: string, args?: string[], options?: ExecOptions): Promise<ClientResult>;
+  stop(): Promise<void>;
+}
+
+/** The last stdout line that is a JSON object with an `e2e` key (rtc-node also logs JSON there). */
+export function parseClientResult(stdout: string): ClientResult | undefined {
+  const lines = stdout.split('\n').reverse();
+  for (const line of lines) {
+    if (!line.startsWith('{')) continue;
+    try {
+      const value = JSON.parse(line) as ClientResult;
+      if (typeof value.e2e === 'string') return value;
+    } catch {
+      // Not ours.
+    }
+  }
+  return undefined;
+}
+
+export async function startStack(options: Omit<UpOptions, 'owner'> = {}): Promise<E2EStack> {
+  const state = await up({ ...options, owner: 'harness' });
+  let stopped = false;
+  const exec = (cmd: string, args: string[] = [], execOptions: ExecOptions = {}) =>
+    execCapture(state, cmd, args, { cwd: REPO_ROOT, ...execOptions });
+  return {
+    state,
+    env: stackEnv(state),
+    exec,
+    async client(name, args = [], execOptions = {}) {
+      const script = join(REPO_ROOT, 'test', 'e2e', 'clients', `${name}.ts`);
+      const result = await exec(TSX_BIN, [script, ...args], { timeoutMs: 60_000, ...execOptions });
+      const parsed = parseClientResult(result.stdout);
+      if (!parsed) {
+        const how = result.timedOut ? 'timed out' : `exited ${result.code ?? result.signal}`;
+        throw new Error(`client ${name} ${how} without a result line:\n${result.stderr.slice(-2000)}\n${result.stdout.slice(-2000)}`);
+      }
+      return parsed;
+    },
+    async stop() {
+      if (stopped) return;
+      stopped = true;
+      await down(state);
+    },
+  };
+}
+
+/** What is missing for the real stack on this machine (empty when everything is there). */
+export function missingForStack(extra: { chromium?: boolean } = {}): string[] {
+  const missing: string[] = [];
+  if (process.getuid?.() !== 0) missing.push('root (ip netns needs it)');
+  if (runSync('ip', ['-V']).code !== 0) missing.push('ip (Debian package iproute2)');
+  if (runSync('go', ['version']).code !== 0) missing.push('Go 1.26 (builds livekit-server)');
+  if (runSync('redis-server', ['--version']).code !== 0) missing.push('redis-server (Debian package redis-server)');
+  const version = existsSync(LIVEKIT_BIN) ? runSync(LIVEKIT_BIN, ['--version']).stdout.trim() : '';
+  if (version !== `livekit-server version ${LIVEKIT_VERSION}`) {
+    missing.push(`livekit-server ${LIVEKIT_VERSION} at ${LIVEKIT_BIN}${version ? ` (found: ${version})` : ''}`);
+  }
+  const chromium = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+  if (extra.chromium && !existsSync(chromium)) missing.push(`Chromium at ${chromium}`);
+  return missing;
+}
+
+/**
+ * The gate for e2e suites, called while the file is collected: true when the stack can run. In
+ * CI a missing piece registers a failing test that names it (a failed test, not only a failed
+ * file, so the run's pass/fail counts show it); elsewhere the suite is skipped with one loud
+ * line saying what to install.
+ */
+export function requireStack(extra: { chromium?: boolean } = {}): boolean {
+  const missing = missingForStack(extra);
+  if (missing.length === 0) return true;
+  const message = `real LiveKit stack unavailable, missing: ${missing.join('; ')}. Install as root with: bash scripts/livekit/install.sh${extra.chromium ? ' && bash scripts/ensure-chromium.sh' : ''}`;
+  if (process.env.CI) {
+    it('has what the real LiveKit stack needs (CI)', () => {
+      throw new Error(`[test/e2e] ${message}`);
+    });
+  } else {
+    console.warn(`[test/e2e] SKIPPED: ${message}`);
+  }
+  return false;
+}
