@@ -78,7 +78,7 @@ export const url = (schemes: readonly string[]) =>
   );
 
 /** `a, b ,c` → `['a','b','c']`; empty entries dropped. */
-export function splitList(value: string): string[] {
+function splitList(value: string): string[] {
   return value
     .split(',')
     .map((item) => item.trim())

@@ -89,7 +89,7 @@ export function endpoint(opts: Pick<FirstwordTTSOptions, 'baseURL' | 'allowInsec
 }
 
 /** How chunk text becomes provider text: a custom function, SSML, spoken-form normalization, or as is. */
-export function speechPreparer(p: { speech: SpeechOptions | false; ssml?: boolean; prepareText?: (text: string) => string }):
+function speechPreparer(p: { speech: SpeechOptions | false; ssml?: boolean; prepareText?: (text: string) => string }):
   | ((text: string) => string)
   | undefined {
   if (p.prepareText) return p.prepareText;
