@@ -39,7 +39,7 @@ export interface ProcessData {
  */
 export async function prepareVoice(config: AppConfig): Promise<CreatedTTS> {
   const voice = await createTTS(config);
-  await voice.tts.prewarm();
+  await voice.prewarm();
   return voice;
 }
 
@@ -138,10 +138,13 @@ export function runWorkerCli(argv: string[] = process.argv): void {
       process.exit(1);
     });
   }
+  const { httpPort, maxCalls } = config.worker;
   const serverOptions = new ServerOptions({
     agent: fileURLToPath(import.meta.url),
     agentName: config.agentName,
-    ...(config.workerHttpPort !== undefined ? { port: config.workerHttpPort } : {}),
+    ...(httpPort !== undefined ? { port: httpPort } : {}),
+    // Load as the share of the calls this worker takes: full (no new jobs) at exactly maxCalls.
+    ...(maxCalls !== undefined ? { loadFunc: async (server) => server.activeJobs.length / maxCalls, loadThreshold: 1 } : {}),
   });
   // `start` gets the graceful runner (PM2 ready signal, drain then exit 0); the rest is cli.runApp.
   runAgentApp(serverOptions, argv, runWorkerSettings(config));

@@ -54,7 +54,7 @@ describe('loadConfig', () => {
       ),
     );
     const byVariable = (name: string) => error.problems.filter((p) => p.startsWith(`${name} `));
-    expect(byVariable('TTS_PROVIDER')[0]).toContain('resemble, cartesia, local');
+    expect(byVariable('TTS_PROVIDER')[0]).toContain('resemble, cartesia, local, cartesia-livekit');
     expect(byVariable('TTS_PROVIDER')[0]).toContain('"foo"');
     expect(byVariable('TTS_SAMPLE_RATE')[0]).toContain('whole number');
     expect(byVariable('ACK_MODE')).toHaveLength(1);
@@ -199,7 +199,9 @@ describe('loadConfig', () => {
     it('reads the OpenAI endpoint and the worker HTTP port', () => {
       const config = loadConfig({ ...WORKER_ENV, OPENAI_BASE_URL: 'http://127.0.0.1:4010/v1', AGENT_HTTP_PORT: '8099' });
       expect(config.openai.baseURL).toBe('http://127.0.0.1:4010/v1');
-      expect(config.workerHttpPort).toBe(8099);
+      expect(config.worker).toEqual({ httpPort: 8099, maxCalls: undefined });
+      expect(loadConfig({ ...WORKER_ENV, AGENT_MAX_CALLS: '4' }).worker.maxCalls).toBe(4);
+      expect(() => loadConfig({ ...WORKER_ENV, AGENT_MAX_CALLS: '0' })).toThrow(/AGENT_MAX_CALLS/);
       const bad = configError(() => loadConfig({ ...WORKER_ENV, OPENAI_BASE_URL: 'ws://x', AGENT_HTTP_PORT: '0' }));
       expect(bad.problems.map((p) => p.split(' ')[0])).toEqual(['AGENT_HTTP_PORT', 'OPENAI_BASE_URL']);
     });

@@ -68,6 +68,7 @@ const PROVIDER_SAMPLE_RATES: Record<TtsProvider, readonly number[]> = {
   resemble: [8000, 16000, 22050, 32000, 44100, 48000],
   local: [8000, 16000, 22050, 32000, 44100, 48000],
   cartesia: [8000, 16000, 22050, 24000, 44100, 48000],
+  'cartesia-livekit': [8000, 16000, 22050, 24000, 44100, 48000],
 };
 
 const LIVEKIT_REQUIRED: Array<[EnvVariable, string]> = [
@@ -109,9 +110,9 @@ function requirementProblems(env: ParsedEnv, invalid: ReadonlySet<EnvVariable>, 
     require('RESEMBLE_API_KEY', 'TTS_PROVIDER is resemble');
     require('RESEMBLE_VOICE_UUID', 'TTS_PROVIDER is resemble and Resemble has no default voice');
   }
-  if (provider === 'cartesia') {
-    require('CARTESIA_API_KEY', 'TTS_PROVIDER is cartesia');
-    require('CARTESIA_VOICE', 'TTS_PROVIDER is cartesia and a voice id is needed');
+  if (provider === 'cartesia' || provider === 'cartesia-livekit') {
+    require('CARTESIA_API_KEY', `TTS_PROVIDER is ${provider}`);
+    require('CARTESIA_VOICE', `TTS_PROVIDER is ${provider} and a voice id is needed`);
   }
   const rates = PROVIDER_SAMPLE_RATES[provider];
   if (env.TTS_SAMPLE_RATE !== undefined && !rates.includes(env.TTS_SAMPLE_RATE)) {
@@ -127,7 +128,7 @@ function buildConfig(env: ParsedEnv, provider: TtsProvider): AppConfig {
   return {
     livekit: { url: env.LIVEKIT_URL, apiKey: env.LIVEKIT_API_KEY, apiSecret: env.LIVEKIT_API_SECRET, workerToken: env.LIVEKIT_WORKER_TOKEN },
     agentName: env.AGENT_NAME,
-    workerHttpPort: env.AGENT_HTTP_PORT,
+    worker: { httpPort: env.AGENT_HTTP_PORT, maxCalls: env.AGENT_MAX_CALLS },
     openai: {
       apiKey: env.OPENAI_API_KEY,
       baseURL: env.OPENAI_BASE_URL,

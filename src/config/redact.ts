@@ -33,7 +33,7 @@ export function redactedConfig(config: AppConfig): Record<string, unknown> {
       workerToken: maskSecret(config.livekit.workerToken),
     },
     agentName: config.agentName,
-    workerHttpPort: config.workerHttpPort,
+    worker: { ...config.worker },
     openai: { ...config.openai, apiKey: maskSecret(config.openai.apiKey), baseURL: maskUrl(config.openai.baseURL) },
     tts: {
       ...tts,

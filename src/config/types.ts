@@ -1,7 +1,11 @@
 import type { ChunkPolicy } from '../chunking/index.js';
 import type { LOG_LEVELS, METRICS_HOSTS, TELEPHONY_SAMPLE_RATES } from './variables.js';
 
-export type TtsProvider = 'resemble' | 'cartesia' | 'local';
+/**
+ * `cartesia-livekit` is LiveKit's own Cartesia plugin with the same Cartesia settings: the
+ * baseline firstword is measured against (`npm run bench:room`); it is a dev dependency.
+ */
+export type TtsProvider = 'resemble' | 'cartesia' | 'local' | 'cartesia-livekit';
 export type AckMode = 'off' | 'always' | 'slow';
 export type MetricsHost = (typeof METRICS_HOSTS)[number];
 export type TelephonySampleRate = (typeof TELEPHONY_SAMPLE_RATES)[number];
@@ -19,8 +23,15 @@ export interface AppConfig {
   livekit: { url?: string; apiKey?: string; apiSecret?: string; workerToken?: string };
   /** Set: explicit dispatch under this name (needed by SIP dispatch rules and token dispatch). */
   agentName?: string;
-  /** The worker's own HTTP health port (`start` mode); unset keeps the framework's 8081. */
-  workerHttpPort?: number;
+  worker: {
+    /** The worker's own HTTP health port (`start` mode); unset keeps the framework's 8081. */
+    httpPort?: number;
+    /**
+     * Calls this worker takes at once: it reports itself full at that many, whatever the CPU
+     * shows. Unset: the framework's CPU measure (full above 70 % of the machine in `start`).
+     */
+    maxCalls?: number;
+  };
   /** `baseURL` reaches both the LLM and the (realtime) STT: the plugin's STT ignores OPENAI_BASE_URL. */
   openai: { apiKey?: string; baseURL?: string; llmModel: string; sttModel: string };
   tts: {

@@ -26,13 +26,14 @@ export const ENV_SCHEMA = z.object({
   LIVEKIT_WORKER_TOKEN: text(),
   AGENT_NAME: pattern(NAME, 'may hold letters, digits, _ . - only (max 64)'),
   AGENT_HTTP_PORT: wholeNumber(1, 65535, 'port'),
+  AGENT_MAX_CALLS: wholeNumber(1, 10_000, 'calls'),
   // OpenAI
   OPENAI_API_KEY: text(),
   OPENAI_BASE_URL: url(['http', 'https']),
   OPENAI_LLM_MODEL: text(),
   OPENAI_STT_MODEL: text(),
   // TTS
-  TTS_PROVIDER: choice(['resemble', 'cartesia', 'local'] as const),
+  TTS_PROVIDER: choice(['resemble', 'cartesia', 'local', 'cartesia-livekit'] as const),
   TTS_SAMPLE_RATE: wholeNumber(8000, 48000, 'Hz'),
   RESEMBLE_API_KEY: text(),
   RESEMBLE_VOICE_UUID: text(),

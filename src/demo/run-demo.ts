@@ -61,7 +61,7 @@ export async function runDemo(opts: DemoRunOptions): Promise<DemoRunResult> {
   const voiceOut = await createTTS(opts.config);
   const cleanups: Array<() => Promise<void> | void> = [() => voiceOut.close(), () => model.aclose()];
   try {
-    await withTimeout(voiceOut.tts.prewarm(), 15_000, 'the TTS connection');
+    await withTimeout(voiceOut.prewarm(), 15_000, 'the TTS connection');
     const info: RunInfo = {
       llm: replayed
         ? `replay model (first token ${opts.replay.firstTokenDelayMs} ms, ${opts.replay.tokensPerSecond} tokens/s)`
@@ -194,6 +194,8 @@ function describeTts(config: AppConfig): string {
       return 'Resemble (WebSocket)';
     case 'cartesia':
       return 'Cartesia (WebSocket)';
+    case 'cartesia-livekit':
+      return "Cartesia through LiveKit's own plugin";
   }
 }
 

@@ -97,8 +97,10 @@ export interface TurnReport {
   generationId?: number;
   /** Stamps relative to `turnDecided` (or the first stamp), ms; the absolute clock is in `at`. */
   stamps: TurnStamps;
-  /** `performance.now()` of the stamps' zero. */
+  /** `performance.now()` of the stamps' zero, in the process that measured them. */
   at: number;
+  /** The zero on the wall clock (epoch ms): joins this report with another process's clock. */
+  atEpochMs: number;
   stages: Partial<Record<StageName, number>>;
   /**
    * End of user speech → first audio of the reply at the output (or out of the TTS when the
@@ -165,6 +167,7 @@ export function buildTurnReport(input: TurnReportInput): TurnReport {
     generationId: input.generationId,
     stamps: relative,
     at: zero,
+    atEpochMs: round(performance.timeOrigin + zero),
     stages,
     firstAudioMs: since(replyAudio),
     firstAudioAt,

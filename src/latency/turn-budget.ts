@@ -321,6 +321,7 @@ export class TurnBudget extends EventEmitter<TurnBudgetEvents> {
     const fields: Record<string, unknown> = {
       turn: report.turn,
       speechId: report.speechId,
+      atEpochMs: report.atEpochMs,
       firstAudioMs: report.firstAudioMs,
       firstAudioAt: report.firstAudioAt,
       heardFirstAudioMs: report.heardFirstAudioMs,

@@ -8,7 +8,9 @@ import { CartesiaTTS } from './cartesia.js';
 import { ResembleTTS } from './resemble.js';
 
 export interface CreatedTTS {
-  tts: tts.TTS & { prewarm(): Promise<void> };
+  tts: tts.TTS;
+  /** Opens the provider connection ahead of the first turn (the framework never does it itself). */
+  prewarm(): Promise<void>;
   /** Releases what the TTS holds open (sockets, the local voice server). */
   close(): Promise<void>;
 }
@@ -34,7 +36,7 @@ export async function createTTS(config: AppConfig): Promise<CreatedTTS> {
         ...(sampleRate ? { sampleRate } : {}),
         ...(r.baseURL ? { baseURL: r.baseURL } : {}),
       });
-      return { tts: engine, close: () => engine.close() };
+      return { tts: engine, prewarm: () => engine.prewarm(), close: () => engine.close() };
     }
     case 'cartesia': {
       const c = config.tts.cartesia;
@@ -49,8 +51,10 @@ export async function createTTS(config: AppConfig): Promise<CreatedTTS> {
         ...(c.apiVersion ? { apiVersion: c.apiVersion } : {}),
         ...(c.baseURL ? { baseURL: c.baseURL } : {}),
       });
-      return { tts: engine, close: () => engine.close() };
+      return { tts: engine, prewarm: () => engine.prewarm(), close: () => engine.close() };
     }
+    case 'cartesia-livekit':
+      return livekitCartesia(config);
     case 'local': {
       // Loaded lazily: the embedded voice is an optional (GPL) dependency.
       const { startLocalVoiceServer } = await import('../local-voice/index.js');
@@ -66,6 +70,7 @@ export async function createTTS(config: AppConfig): Promise<CreatedTTS> {
         });
         return {
           tts: engine,
+          prewarm: () => engine.prewarm(),
           close: async () => {
             await engine.close();
             await server.close();
@@ -77,4 +82,28 @@ export async function createTTS(config: AppConfig): Promise<CreatedTTS> {
       }
     }
   }
+}
+
+/**
+ * LiveKit's own Cartesia plugin on the same settings: the baseline of `npm run bench:room`, run in
+ * the same worker. A dev dependency, so a production install says so instead of crashing.
+ */
+async function livekitCartesia(config: AppConfig): Promise<CreatedTTS> {
+  let plugin: typeof import('@livekit/agents-plugin-cartesia');
+  try {
+    plugin = await import('@livekit/agents-plugin-cartesia');
+  } catch {
+    throw new Error('TTS_PROVIDER=cartesia-livekit needs @livekit/agents-plugin-cartesia, a dev dependency: install with npm ci (not --omit=dev)');
+  }
+  const c = config.tts.cartesia;
+  const engine = new plugin.TTS({
+    apiKey: c.apiKey,
+    voice: c.voice,
+    model: c.model,
+    ...(c.language ? { language: c.language } : {}),
+    ...(config.tts.sampleRate ? { sampleRate: config.tts.sampleRate } : {}),
+    ...(c.apiVersion ? { apiVersion: c.apiVersion } : {}),
+    ...(c.baseURL ? { baseUrl: c.baseURL } : {}),
+  });
+  return { tts: engine, prewarm: async () => engine.prewarm(), close: () => engine.close() };
 }

@@ -36,6 +36,7 @@ describe('buildTurnReport', () => {
       playout: 2,
       ack_first_audio: 10,
     });
+    expect(report.atEpochMs).toBeCloseTo(performance.timeOrigin + FULL.turnDecided!, 0);
     expect(report).toMatchObject({
       turn: 3,
       speechId: 'speech_x',

@@ -31,6 +31,21 @@ export function samplesForText(text: string, sampleRate: number, msPerChar: numb
   return Math.max(2, Math.round((chars * msPerChar * sampleRate) / 1000));
 }
 
+/**
+ * The same length of audio as a speech-band tone whose pitch (150–650 Hz) follows the tag, at a
+ * speech-like level (-12 dBFS). The tagged square wave sits at half the sample rate, which a
+ * lossy codec (Opus through a LiveKit room) removes; this one survives, though no longer sample
+ * by sample attributable.
+ */
+export function synthesizeAudiblePcm16(text: string, sampleRate: number, msPerChar: number): Buffer {
+  const hz = 150 + (tagForText(text) % 500);
+  const n = samplesForText(text, sampleRate, msPerChar);
+  const out = Buffer.allocUnsafe(n * 2);
+  const amplitude = 0.25 * 32767;
+  for (let i = 0; i < n; i++) out.writeInt16LE(Math.round(amplitude * Math.sin((2 * Math.PI * hz * i) / sampleRate)), i * 2);
+  return out;
+}
+
 /** Signed 16-bit little-endian PCM for `text`: `samplesForText` samples of ±tag. */
 export function synthesizeTaggedPcm16(text: string, sampleRate: number, msPerChar: number): Buffer {
   const tag = tagForText(text);

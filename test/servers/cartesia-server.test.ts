@@ -133,6 +133,30 @@ describe('Cartesia server: streaming', () => {
     expect(client.of('buf', 'flush_done')).toEqual([]);
   });
 
+  it("speaks a speech-band tone instead of tagged samples with audio: 'audible' (it must cross Opus in a room)", async () => {
+    const { client } = await setup({ audio: 'audible' });
+    const text = 'Audible check.';
+    client.send(generation('tone', text, { continue: false }));
+    await client.waitForType('done', 'tone');
+    const audio = client.audioOf('tone');
+    const samples = samplesForText(text, 24000, 60);
+    expect(audio.length).toBe(samples * 2);
+    let sumSquares = 0;
+    let crossings = 0;
+    for (let i = 0; i < samples; i++) {
+      const s = audio.readInt16LE(i * 2);
+      sumSquares += s * s;
+      if (i > 0 && Math.sign(s) !== Math.sign(audio.readInt16LE((i - 1) * 2)) && s !== 0) crossings++;
+    }
+    const rms = Math.sqrt(sumSquares / samples) / 32768;
+    expect(rms).toBeGreaterThan(0.15);
+    expect(rms).toBeLessThan(0.2);
+    // Two zero crossings per period: a pitch inside 150-650 Hz, far below Opus's cut-off.
+    const hz = crossings / 2 / (samples / 24000);
+    expect(hz).toBeGreaterThan(140);
+    expect(hz).toBeLessThan(660);
+  });
+
   it('synthesizes pcm_f32le and 8-bit G.711 encodings', async () => {
     const { client } = await setup();
     const text = 'Format check.';

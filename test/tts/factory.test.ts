@@ -1,4 +1,6 @@
+import { TTS as LiveKitCartesiaTTS } from '@livekit/agents-plugin-cartesia';
 import { afterEach, describe, expect, it } from 'vitest';
+import { startCartesiaServer } from '../servers/cartesia-server.js';
 import { CartesiaTTS, ResembleTTS } from '../../src/tts/index.js';
 import { type CreatedTTS, createTTS } from '../../src/tts/factory.js';
 import { testConfig } from '../helpers/config.js';
@@ -40,6 +42,26 @@ describe('createTTS', () => {
     expect(created.tts).toBeInstanceOf(CartesiaTTS);
     expect(created.tts.sampleRate).toBe(24000);
     expect(created.tts.model).toBe('sonic-3');
+  });
+
+  it("cartesia-livekit: LiveKit's own Cartesia plugin on the same CARTESIA_* settings, speaking", async () => {
+    const server = await startCartesiaServer({ msPerChar: 20 });
+    try {
+      created = await createTTS(
+        testConfig({ TTS_PROVIDER: 'cartesia-livekit', CARTESIA_API_KEY: 'test-key', CARTESIA_VOICE: 'v', CARTESIA_BASE_URL: server.httpUrl }),
+      );
+      expect(created.tts).toBeInstanceOf(LiveKitCartesiaTTS);
+      await created.prewarm();
+      const stream = created.tts.stream();
+      speak(stream, ['Hello from the official plugin.']);
+      const out = await collect(stream, 10_000);
+      expect(out.samples.length).toBeGreaterThan(0);
+      expect(server.received.some((r) => (r.message as { transcript?: string }).transcript?.includes('official plugin'))).toBe(true);
+    } finally {
+      await created?.close();
+      created = undefined;
+      await server.close();
+    }
   });
 
   it('local: the production Resemble client speaks through the embedded voice', async () => {

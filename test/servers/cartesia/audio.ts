@@ -2,7 +2,7 @@
  * Turns the shared tagged PCM16 "speech" into the encoding a request asked for, and wraps it in a
  * WAV header for `/tts/bytes` with `container: "wav"`.
  */
-import { synthesizeTaggedPcm16 } from '../audio-tag.js';
+import { synthesizeAudiblePcm16, synthesizeTaggedPcm16 } from '../audio-tag.js';
 import type { Encoding } from './validate.js';
 
 export function bytesPerSample(encoding: Encoding): number {
@@ -64,15 +64,16 @@ export function isSilentPiece(text: string): boolean {
   return text.trim().length === 0;
 }
 
-/** The audio of one transcript piece, tagged by its exact text (see audio-tag.ts). */
+/** The audio of one transcript piece, tagged by its exact text (see audio-tag.ts), or audible. */
 export function synthesizePiece(
   text: string,
   encoding: Encoding,
   sampleRate: number,
-  msPerChar: number,
+  options: { msPerChar: number; audio: 'tagged' | 'audible' },
 ): Buffer {
   if (isSilentPiece(text)) return Buffer.alloc(0);
-  return encodePcm16(synthesizeTaggedPcm16(text, sampleRate, msPerChar), encoding);
+  const synthesize = options.audio === 'audible' ? synthesizeAudiblePcm16 : synthesizeTaggedPcm16;
+  return encodePcm16(synthesize(text, sampleRate, options.msPerChar), encoding);
 }
 
 const WAV_FORMAT_TAGS: Record<Encoding, number> = {

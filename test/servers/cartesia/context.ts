@@ -195,7 +195,7 @@ export class CartesiaContext {
     });
     if (fault?.kind === 'no-done') this.#suppressDone = true;
 
-    const audio = synthesizePiece(text, encoding, sampleRate, options.msPerChar);
+    const audio = synthesizePiece(text, encoding, sampleRate, options);
     const bytesPerSecond = bytesPerSample(encoding) * sampleRate;
     const timings = this.#timeline.addPiece(text, audio.length / bytesPerSecond, options.msPerChar / 1000);
     let wordsSent = 0;

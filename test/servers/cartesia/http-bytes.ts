@@ -87,7 +87,7 @@ export async function serveBytes(
 
   try {
     const fault = options.fault?.({ connectionId: 0, contextId: '', transcript: request.transcript, index: 0 });
-    const pcm = synthesizePiece(request.transcript, request.encoding, request.sampleRate, options.msPerChar);
+    const pcm = synthesizePiece(request.transcript, request.encoding, request.sampleRate, options);
     const header = request.container === 'wav' ? wavHeader(request.encoding, request.sampleRate, pcm.length) : undefined;
     const audio = header ? Buffer.concat([header, pcm]) : pcm;
     const startBody = (): void => {

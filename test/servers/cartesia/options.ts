@@ -49,6 +49,11 @@ export interface CartesiaServerOptions {
   realTimeFactor: number;
   /** Audio length per character (code point) of a piece. @defaultValue 60 */
   msPerChar: number;
+  /**
+   * `tagged`: every sample tells which text produced it (audio-tag.ts). `audible`: a speech-band
+   * tone per text, for audio that crosses a lossy codec (a real LiveKit room). @defaultValue 'tagged'
+   */
+  audio: 'tagged' | 'audible';
   /** Encoded audio bytes per chunk event; odd values allowed. @defaultValue 4096 */
   frameBytes: number;
   /** Up to this many extra ms before each chunk (seeded PRNG). @defaultValue 0 */
@@ -86,6 +91,7 @@ export const CARTESIA_SERVER_DEFAULTS: CartesiaServerOptions = {
   firstByteDelayMs: 0,
   realTimeFactor: 0,
   msPerChar: 60,
+  audio: 'tagged',
   frameBytes: 4096,
   jitterMs: 0,
   models: [
