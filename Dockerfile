@@ -10,7 +10,10 @@
 # --- build: compile TypeScript (tsc needs the dev dependencies) ------------------------------
 FROM node:20-bookworm-slim AS build
 WORKDIR /app
-COPY package.json package-lock.json .npmrc ./
+# npm 10 (this image's) runs install scripts and ignores package.json's allowScripts: tell
+# onnxruntime-node's postinstall not to download CUDA files (CPU inference needs none of them).
+ENV ONNXRUNTIME_NODE_INSTALL=skip
+COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json ./
 COPY src ./src
@@ -22,8 +25,8 @@ RUN npx tsc -p tsconfig.json --noEmit false --outDir dist --rootDir src
 FROM node:20-bookworm-slim
 ENV NODE_ENV=production
 WORKDIR /app
-# .npmrc skips onnxruntime-node's CUDA download (CPU inference needs none of it).
-COPY package.json package-lock.json .npmrc ./
+ENV ONNXRUNTIME_NODE_INSTALL=skip
+COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 COPY --from=build /app/dist ./dist
 # the browser page, for `docker run ... firstword node dist/web/main.js`
