@@ -68,7 +68,7 @@ function tokenize(reply: string, language: 'en' | 'ko', seed: number): string[] 
   return deltas;
 }
 
-/** The seed write-up's splitter: rescan the unread tail with a terminator regex on every delta. */
+/** The naive splitter: rescan the unread tail with a terminator regex on every delta. */
 function naiveSplit(deltas: readonly string[]): number {
   let full = '';
   let cursor = 0;

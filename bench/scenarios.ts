@@ -32,7 +32,7 @@ export const SCENARIOS: readonly Scenario[] = [
   {
     name: 'en-short-clause',
     language: 'en',
-    note: 'three-word first sentence, then a long one (the seed write-up\'s gap)',
+    note: 'three-word first sentence, then a long one (the gap a short first sentence leaves)',
     reply:
       'Sure, no problem. I have moved your appointment with the dentist from Tuesday morning to Thursday afternoon ' +
       'at four and the reminder will come by text message the day before. Anything else?',
@@ -88,7 +88,7 @@ export const SCENARIOS: readonly Scenario[] = [
   {
     name: 'ko-short-clause',
     language: 'ko',
-    note: 'three-word first sentence, then a long one (the seed write-up\'s gap)',
+    note: 'three-word first sentence, then a long one (the gap a short first sentence leaves)',
     reply:
       '네, 바로 확인했습니다. 치과 예약을 화요일 오전에서 목요일 오후 네 시로 옮겨 두었고 ' +
       '하루 전날 문자로 알림을 보내 드릴게요. 더 필요하신 건 없으세요?',

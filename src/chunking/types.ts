@@ -1,6 +1,6 @@
 /**
  * `asymmetric`: a short first chunk (first clause), then whole sentences — lowest time to first audio.
- * `sentence`: a cut at every sentence end — the simple baseline the seed write-ups describe.
+ * `sentence`: a cut at every sentence end — the simple baseline (a TTS request per sentence).
  * `unit`: no cuts inside a reply except explicit flushes (tool calls) and the end — for expressive
  * voices whose intonation breaks at every request boundary.
  */

@@ -1,5 +1,5 @@
 /**
- * A protocol-faithful local Cartesia TTS server (protocols.md B.12) for tests and benchmarks:
+ * A protocol-faithful local Cartesia TTS server (docs/providers.md B.12) for tests and benchmarks:
  * WebSocket `/tts/websocket` with multiplexed contexts, and `POST /tts/bytes`.
  *
  * Audio of each input (transcript piece) of a context is `synthesizeTaggedPcm16(piece, rate,

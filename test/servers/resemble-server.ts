@@ -1,5 +1,5 @@
 /**
- * A protocol-faithful local Resemble WebSocket TTS server (protocols.md part A, A.13) for tests and
+ * A protocol-faithful local Resemble WebSocket TTS server (docs/providers.md part A, A.13) for tests and
  * benchmarks: upgrade on `/stream` with Bearer auth, JSON requests, tagged PCM audio (see
  * ./audio-tag.ts) streamed with real timers, and knobs for latency, framing and faults.
  * Knobs are documented in ./resemble/options.ts and ./README.md.
@@ -149,7 +149,7 @@ class LocalResembleServer implements ResembleServer {
     });
   }
 
-  /** protocols.md A.2: `ConnectionFailure` 401, as an HTTP refusal or as an error frame then close. */
+  /** docs/providers.md A.2: `ConnectionFailure` 401, as an HTTP refusal or as an error frame then close. */
   #refuseAuth(req: IncomingMessage, socket: Duplex, head: Buffer): void {
     const message = 'Unauthorized: invalid or missing API key';
     if (this.#options.authFailure === 'http-401') {

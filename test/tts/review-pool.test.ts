@@ -112,7 +112,7 @@ describe('review: socket pool', () => {
     // WAS A DEFECT (medium, latency): idle/age refresh happens only inside acquire() (#evictStale), i.e.
     // on the turn itself. An idle job process that waits longer than maxIdleMs (default 240 s) for
     // its call closes the prewarmed socket when the first reply starts and pays a full handshake
-    // then: exactly what prewarming exists to avoid (design.md "keeping fresh"). Resemble even
+    // then: exactly what prewarming exists to avoid (prewarming keeps idle sockets fresh). Resemble even
     // opens two sockets on that turn (#forget's background reconnect + acquire's own #open).
     it(`${name}: a prewarmed socket is kept fresh, so the first turn after a long wait opens no socket`, async () => {
       fx = await fixtures[name]();

@@ -1,5 +1,5 @@
 /**
- * Knobs of the local Cartesia server (protocols.md B.12). Behaviour the real service leaves
+ * Knobs of the local Cartesia server (docs/providers.md B.12). Behaviour the real service leaves
  * UNCONFIRMED is an option here, so a test can pin what it relies on.
  */
 

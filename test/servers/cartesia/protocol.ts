@@ -1,5 +1,5 @@
 /**
- * Wire shapes of Cartesia server events and errors, selected by API version (protocols.md B.2, B.4).
+ * Wire shapes of Cartesia server events and errors, selected by API version (docs/providers.md B.2, B.4).
  */
 import { randomUUID } from 'node:crypto';
 

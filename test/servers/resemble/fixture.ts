@@ -34,7 +34,7 @@ export function resembleFixture() {
   };
 }
 
-/** The recommended real-time payload (protocols.md A.3) at 16 kHz. */
+/** The recommended real-time payload (docs/providers.md A.3) at 16 kHz. */
 export function request(requestId: number | undefined, data: string, extra: Record<string, unknown> = {}) {
   return {
     voice_uuid: 'voice-1',

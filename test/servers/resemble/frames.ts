@@ -1,4 +1,4 @@
-/** JSON messages the server sends, in the shapes of protocols.md A.4. */
+/** JSON messages the server sends, in the shapes of docs/providers.md A.4. */
 
 export interface ResembleErrorFrame {
   type: 'error';

@@ -1,5 +1,5 @@
 /**
- * Knobs of the local Resemble WebSocket server (protocols.md A.13). Everything the real service
+ * Knobs of the local Resemble WebSocket server (docs/providers.md A.13). Everything the real service
  * leaves UNCONFIRMED is an option here, so tests can pin the behaviour they rely on.
  */
 
@@ -47,7 +47,7 @@ export interface RejectedRequest {
   receivedAt: number;
 }
 
-/** Error names the real service leaves UNCONFIRMED (protocols.md A.8). */
+/** Error names the real service leaves UNCONFIRMED (docs/providers.md A.8). */
 export interface ResembleErrorNames {
   /** `data` over `maxChars`. */
   textTooLong: string;
@@ -132,5 +132,5 @@ export const DEFAULT_ERROR_NAMES: ResembleErrorNames = {
 export const SUPPORTED_SAMPLE_RATES = [8000, 16000, 22050, 32000, 44100, 48000] as const;
 export const PRECISIONS = ['PCM_16', 'PCM_24', 'PCM_32', 'MULAW'] as const;
 export type Precision = (typeof PRECISIONS)[number];
-/** Documented default precision (protocols.md A.3). */
+/** Documented default precision (docs/providers.md A.3). */
 export const DEFAULT_PRECISION: Precision = 'PCM_32';

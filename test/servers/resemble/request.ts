@@ -1,5 +1,5 @@
 /**
- * Validation of one client frame as the service does it (protocols.md A.3, A.8, A.13.2–4, A.13.12):
+ * Validation of one client frame as the service does it (docs/providers.md A.3, A.8, A.13.2–4, A.13.12):
  * unknown fields tolerated; every failure is a recoverable error frame.
  */
 import { z } from 'zod';

@@ -1,5 +1,5 @@
 /**
- * The RIFF/WAVE header Resemble puts before streamed audio (protocols.md A.11): `fmt `, optional
+ * The RIFF/WAVE header Resemble puts before streamed audio (docs/providers.md A.11): `fmt `, optional
  * `cue ` + `LIST`/`adtl`/`ltxt` timing metadata, then `data` with 0xFFFFFFFF placeholder sizes
  * (the total length is unknown while streaming). `readWavHeader` walks it back for tests.
  */
