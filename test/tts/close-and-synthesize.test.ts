@@ -1,7 +1,7 @@
 /**
- * Adversarial review of stream/TTS lifecycle: closing, synthesize() (ChunkedStream), error events.
- * Regression tests for defects an adversarial review found (each comment says what went wrong
- * before the fix); plain `it` tests pin subtle behaviour that was already right.
+ * Ending: closing the TTS while a stream speaks, and synthesize() (a ChunkedStream over the same
+ * driver, or Cartesia's /tts/bytes): one error event with the real cause, no repeated audio after
+ * a retry, and no cut for replies that stream longer than the timeout.
  */
 import type { tts } from '@livekit/agents';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -23,7 +23,7 @@ async function drain(stream: AsyncIterable<tts.SynthesizedAudio>): Promise<tts.S
   return frames;
 }
 
-describe('review: lifecycle', () => {
+describe('closing the TTS and synthesize()', () => {
   // A failing ChunkedStream (synthesize) rejects a promise nobody awaits inside @livekit/agents
   // (ChunkedStream's constructor: `.then(() => this.mainTask()...)` with no catch). Upstream, not
   // ours; job processes install a handler. Swallow it here so the tests can observe the rest.
@@ -45,10 +45,8 @@ describe('review: lifecycle', () => {
   });
 
   for (const name of ['resemble', 'cartesia'] as const) {
-    // WAS A DEFECT (medium): TTS.close() → SocketPool.close() → ProviderSocket.close(), which tears the
-    // socket down without telling the owners of its tracks (only #fail calls onSocketFailure). A
-    // stream still speaking then awaits `done` forever: no END_OF_STREAM, no error, run() never
-    // returns; a synthesize() in flight hangs the same way.
+    // Closing the TTS closes its sockets; a stream still speaking on one must end (with an error),
+    // not wait forever for audio that cannot come. A synthesize() in flight likewise.
     it(`${name}: closing the TTS ends a stream that is still speaking`, async () => {
       fx = await fixtures[name]({ realTimeFactor: 1, msPerChar: 20, frameBytes: 640 });
       engine = fx.make();
@@ -66,11 +64,9 @@ describe('review: lifecycle', () => {
     });
   }
 
-  // WAS A DEFECT (medium): WholeTextStream (base.ts) runs an inner DriverStream whose base class already
-  // emits the failure on the TTS; the outer ChunkedStream then throws its own generic
-  // "synthesis failed" and the base emits again. Every failed synthesize() is two unrecoverable
-  // `error` events (AgentSession counts each toward maxUnrecoverableErrors; FallbackAdapter
-  // re-emits both), and the promise rejects with the generic one instead of the real cause.
+  // A failed synthesize() is one unrecoverable `error` event with the real cause: AgentSession counts
+  // each toward maxUnrecoverableErrors and FallbackAdapter re-emits them, so a second, generic one
+  // would cost a session twice for one failure.
   it('resemble: a failed synthesize() reports one error event, the real one', async () => {
     fx = await fixtures.resemble();
     engine = fx.make({ apiKey: 'wrong-key' });
@@ -83,9 +79,8 @@ describe('review: lifecycle', () => {
     expect(errors[0]!.message).toContain('RESEMBLE_API_KEY');
   });
 
-  // WAS A DEFECT (medium): CartesiaBytesStream (cartesia.ts) throws a retryable APIConnectionError when
-  // the /tts/bytes body breaks after frames were already queued; the ChunkedStream base retries
-  // the whole request and the audio already delivered is delivered again (here 640 samples twice).
+  // When the /tts/bytes body breaks after frames were delivered, the retry synthesizes the text
+  // again: what was already delivered must be skipped, not delivered twice.
   it('cartesia: synthesize() retried after a cut body does not repeat audio', async () => {
     let faulted = false;
     const text = 'One request over HTTP that breaks once in the middle.';
@@ -102,10 +97,8 @@ describe('review: lifecycle', () => {
     expect(concatSamples(frames).length).toBe(samplesForText(text, 16000, 2));
   });
 
-  // WAS A DEFECT (low-medium): CartesiaBytesStream passes AbortSignal.timeout(connOptions.timeoutMs) to
-  // fetch(), which also bounds reading the body: any synthesis whose audio takes longer than
-  // timeoutMs (10 s by default) to stream is cut and fails (or, with retries, repeats — above).
-  // timeoutMs should bound the connect / first byte (or inactivity), not the whole reply.
+  // The timeout bounds silence (the connect, the first byte, a stall in the body), not how long a
+  // reply may take to stream: a long synthesis must not be cut at timeoutMs.
   it('cartesia: synthesize() of a reply that streams longer than timeoutMs is not cut', async () => {
     const text = 'A long answer that takes a while to stream back over HTTP at real time.';
     fx = await fixtures.cartesia({ realTimeFactor: 1, msPerChar: 10 });

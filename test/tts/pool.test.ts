@@ -1,7 +1,6 @@
 /**
- * Adversarial review of the socket pool (src/tts/pool.ts).
- * Regression tests for defects an adversarial review found (each comment says what went wrong
- * before the fix); plain `it` tests pin subtle behaviour that was already right.
+ * The socket pool (src/tts/pool.ts): reconnects that back off and stop on a rejected key, leases
+ * released whatever happens to a stream, the socket cap held, prewarmed sockets kept fresh.
  */
 import { APIError } from '@livekit/agents';
 import { afterEach, describe, expect, it, vi } from 'vitest';
@@ -12,7 +11,7 @@ import type { CartesiaServer } from '../servers/cartesia-server.js';
 import type { ResembleServer } from '../servers/resemble-server.js';
 import { type ProviderFixture, collect, fixtures, sleep, speak, tokens, withTimeout } from './harness.js';
 
-describe('review: socket pool', () => {
+describe('socket pool', () => {
   let fx: ProviderFixture | undefined;
   let engine: FirstwordTTS | undefined;
   afterEach(async () => {
@@ -23,12 +22,10 @@ describe('review: socket pool', () => {
     fx = undefined;
   });
 
-  // WAS A DEFECT (high): Resemble refuses a bad key as an accepted upgrade + `ConnectionFailure` 401 frame
-  // + close (protocols A.2; the server's default). After prewarm() every such close reaches
-  // SocketPool.#forget, which reconnects at once in the background: a successful upgrade resets
-  // #failures/#nextAttemptAt, a non-retryable failure never sets a backoff, and nothing stops the
-  // loop. agent.ts prewarms in every idle job process, so a wrong RESEMBLE_API_KEY makes each of
-  // them hammer Resemble (~200 connections/s here) until the process exits.
+  // Resemble refuses a bad key as an accepted upgrade + `ConnectionFailure` 401 frame + close
+  // (docs/providers.md A.2; the server's default). The pool must not reconnect after that: every
+  // idle job process prewarms, so a wrong RESEMBLE_API_KEY would otherwise make each of them hammer
+  // Resemble with connections until the process exits.
   it('a rejected key after prewarm() does not start a reconnect storm', async () => {
     fx = await fixtures.resemble();
     engine = fx.make({ apiKey: 'wrong-key' });
@@ -43,11 +40,9 @@ describe('review: socket pool', () => {
     expect(fx.server.connectionsOpened - afterPrewarm).toBeLessThanOrEqual(2);
   });
 
-  // WAS A DEFECT (medium): a stream closed while its run() waits in acquire() for another stream's
-  // connect (`await Promise.race(connecting)`, pool.ts) gets the socket after the abort already
-  // fired. run() then adds its 'abort' listener to an aborted signal (never called), #trySend
-  // returns early, and `await done` never settles: run() hangs forever and the lease is never
-  // released. A leased socket is never idle-evicted and (Resemble) never "clean" again.
+  // A stream closed while it waits for another stream's connect gets its socket after the abort
+  // fired. It must hand the socket straight back: a lease never released keeps the socket from being
+  // evicted when idle and (Resemble) from ever being clean again.
   it('a stream closed while waiting for a socket releases its lease', async () => {
     fx = await fixtures.cartesia();
     engine = fx.make(); // Cartesia: maxSockets 1, so the second stream waits on the first's connect
@@ -88,10 +83,9 @@ describe('review: socket pool', () => {
     expect(released).toBe(leased);
   });
 
-  // WAS A DEFECT (medium): after a barge-in, acquire() replaces a socket that only drains stale requests
-  // (#pickDraining → close() → #open()). But close() reaches #forget, which (after prewarm, with no
-  // socket left) starts its own background #open() too: two sockets open with maxSockets 1. Each
-  // barge-in can leave one extra socket per idle-process pool (Resemble allows 20 per key).
+  // After a barge-in, a socket that only drains stale requests is replaced rather than waited on.
+  // Closing it must not also start the pool's background reconnect, or two sockets open where the
+  // cap allows one (Resemble allows 20 per key across every idle process).
   it('resemble: replacing a draining socket after a barge-in keeps within maxSockets', async () => {
     fx = await fixtures.resemble({ realTimeFactor: 0.5, frameBytes: 333 });
     engine = fx.make({ pool: { maxSockets: 1, warmSpare: false } });
@@ -109,11 +103,9 @@ describe('review: socket pool', () => {
   });
 
   for (const name of ['resemble', 'cartesia'] as const) {
-    // WAS A DEFECT (medium, latency): idle/age refresh happens only inside acquire() (#evictStale), i.e.
-    // on the turn itself. An idle job process that waits longer than maxIdleMs (default 240 s) for
-    // its call closes the prewarmed socket when the first reply starts and pays a full handshake
-    // then: exactly what prewarming exists to avoid (prewarming keeps idle sockets fresh). Resemble even
-    // opens two sockets on that turn (#forget's background reconnect + acquire's own #open).
+    // An idle job process may wait longer than maxIdleMs (240 s by default) for its call. Its
+    // prewarmed socket must be refreshed in the background meanwhile: refreshing only when the first
+    // reply starts would pay a full handshake on that turn, which prewarming exists to avoid.
     it(`${name}: a prewarmed socket is kept fresh, so the first turn after a long wait opens no socket`, async () => {
       fx = await fixtures[name]();
       engine = fx.make({ pool: { warmSpare: false, maxIdleMs: 100 } });
@@ -131,8 +123,8 @@ describe('review: socket pool', () => {
       expect(first).toBeLessThanOrEqual(before);
     });
 
-    // WAS A DEFECT (low): prewarm() checks only `#sockets.size === 0`, not sockets being connected, so
-    // overlapping prewarm() calls (or prewarm during a first acquire) exceed maxSockets.
+    // Overlapping prewarm() calls (or a prewarm during a first acquire) share the socket being
+    // connected instead of each opening one beyond maxSockets.
     it(`${name}: overlapping prewarm() calls open no more than maxSockets`, async () => {
       fx = await fixtures[name]();
       engine = fx.make({ pool: { warmSpare: false, maxSockets: 1 } });

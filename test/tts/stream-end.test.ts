@@ -1,13 +1,13 @@
 /**
- * Adversarial review of the shared stream driver (src/tts/stream.ts).
- * Regression tests for defects an adversarial review found (each comment says what went wrong
- * before the fix); plain `it` tests pin subtle behaviour that was already right.
+ * How a stream ends: every segment's last frame is `final`, however its input's end and its
+ * audio's end interleave; and a socket the provider closed while the stream only waited for the
+ * LLM is replaced without spending a retry.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import type { FirstwordTTS } from '../../src/tts/base.js';
 import { type ProviderFixture, collect, fixtures, sleep } from './harness.js';
 
-describe('review: stream driver', () => {
+describe('how a stream ends', () => {
   let fx: ProviderFixture | undefined;
   let engine: FirstwordTTS | undefined;
   afterEach(async () => {
@@ -27,11 +27,9 @@ describe('review: stream driver', () => {
     return reading;
   }
 
-  // WAS A DEFECT (low-medium): #finishSegment (the `final: true` frame) runs only from #finishTrack when the
-  // segment is already closed. Resemble tracks are closed from birth, so when the last chunk's
-  // audio has fully played before the input ends (an eagerly released last sentence, then the
-  // LLM's end-of-stream a little later), #closeSegment never emits the final frame: the segment has
-  // no `final` frame at all (issue 4: "last frame of a segment final: true"; per-segment metrics).
+  // A segment's last frame carries `final: true` even when its audio had fully played before its
+  // input ended (an eagerly released last sentence, then the LLM's end a little later): per-segment
+  // metrics and transcription sync depend on it.
   it('resemble: a segment whose input ends after all its audio played still ends with a final frame', async () => {
     fx = await fixtures.resemble();
     engine = fx.make();
@@ -41,8 +39,8 @@ describe('review: stream driver', () => {
     expect(out.frames[out.frames.length - 1]!.final).toBe(true);
   });
 
-  // PIN (correct): Cartesia keeps the segment's context open until the input ends, so its final
-  // frame comes after `done`.
+  // Cartesia keeps the segment's context open until the input ends, so its final frame comes after
+  // `done`.
   it('cartesia: a segment whose input ends after all its audio played still ends with a final frame', async () => {
     fx = await fixtures.cartesia();
     engine = fx.make();
@@ -52,11 +50,9 @@ describe('review: stream driver', () => {
     expect(out.frames[out.frames.length - 1]!.final).toBe(true);
   });
 
-  // WAS A DEFECT (low): the attempt stays bound to its socket while the stream waits for the LLM. If the
-  // provider closes that socket meanwhile (idle close) with nothing of ours outstanding, the next
-  // send throws the socket's stored failure and the whole attempt fails: a retry is spent (100 ms
-  // + handshake) although no audio was in flight, and with maxRetry 0 the turn fails. Re-acquire
-  // transparently when the dead socket carried none of this stream's unfinished tracks.
+  // The provider may close the socket (idle close) while the stream only waits for the LLM, with
+  // nothing of ours outstanding on it. The next send then takes another socket without failing the
+  // attempt: a retry would cost 100 ms + a handshake, and with maxRetry 0 the turn.
   it('resemble: a socket closed while the stream waited for the LLM is replaced without failing the attempt', async () => {
     fx = await fixtures.resemble({ idleCloseMs: 100 });
     engine = fx.make();

@@ -1,7 +1,6 @@
 /**
- * Adversarial review of retries in the shared driver.
- * Regression tests for defects an adversarial review found (each comment says what went wrong
- * before the fix); plain `it` tests pin subtle behaviour that was already right.
+ * Retries resume where the failed attempt left off: what ended is kept, only unfinished tracks go
+ * out again, played audio is skipped, and words already heard are not timed twice.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import type { FirstwordTTS } from '../../src/tts/base.js';
@@ -10,7 +9,7 @@ import { type ProviderFixture, collect, fixtures, heardTags, recordSent, speak, 
 
 const REPLY = 'Sure, I can help with that. The store opens at nine in the morning on weekdays. On weekends it opens an hour later, at ten.';
 
-describe('review: retries', () => {
+describe('retries after a dropped socket', () => {
   let fx: ProviderFixture | undefined;
   let engine: FirstwordTTS | undefined;
   afterEach(async () => {
@@ -20,9 +19,9 @@ describe('review: retries', () => {
     fx = undefined;
   });
 
-  // PIN (correct, unprotected): with an interleaving server a later request can finish before an
-  // earlier one; when the socket then drops, #prepareRetry keeps the ended-but-unplayed track's
-  // buffered audio and re-sends only unfinished ones, skipping what was already played.
+  // With an interleaving server a later request can finish before an earlier one. When the socket
+  // then drops, the ended-but-unplayed track keeps its buffered audio; only unfinished tracks are
+  // sent again, and what already played is skipped.
   it('resemble (interleaved): a request that ended before the drop is kept; every text heard once, in order', async () => {
     let faulted = false;
     fx = await fixtures.resemble({
@@ -48,8 +47,8 @@ describe('review: retries', () => {
     expect(heardTags(out.samples)).toEqual(texts.map((t) => ({ tag: fx!.tagOf(t), samples: samplesForText(t, 16000, 2) })));
   });
 
-  // PIN (correct, unprotected): a flushed (two-segment) Cartesia reply survives a socket drop in
-  // its second segment: each segment's text heard once, and exactly one `final` per segment.
+  // A flushed (two-segment) Cartesia reply survives a socket drop in its second segment: each
+  // segment's text heard once, and exactly one `final` per segment.
   it('cartesia: a two-segment reply survives a drop in segment 2; one final frame per segment', async () => {
     let faulted = false;
     fx = await fixtures.cartesia({
@@ -74,11 +73,9 @@ describe('review: retries', () => {
     expect(new Set(finals.map((f) => f.segmentId)).size).toBe(2);
   });
 
-  // WAS A DEFECT (low): a retry re-sends a partly played request and skips its already-played samples
-  // (track.skip), but not its word timings: Track.resetForRetry clears pendingTimings and the new
-  // request's timings from 0 are all emitted again, so aligned transcripts repeat the words heard
-  // before the drop ("The store opens The store opens at ..."). Skip timings whose end falls within
-  // the skipped samples.
+  // A retry re-sends a partly played request and skips its already-played samples; its word timings
+  // must be skipped likewise, or aligned transcripts repeat the words heard before the drop ("The
+  // store opens The store opens at …").
   it('resemble: words heard before a retry are not timed again', async () => {
     let faulted = false;
     fx = await fixtures.resemble({
