@@ -143,7 +143,7 @@ async function ensureDispatchRule(
     (r) => r.sipDispatchRuleId,
   );
   if (!existing) {
-    // `individual`: every caller gets a fresh room `<prefix><random>`, and the room
+    // `individual`: every caller gets a fresh room `<prefix>_<caller number>_<random>`, and the room
     // configuration dispatches our agent into it by name (explicit dispatch).
     const created = await api.createSipDispatchRule(
       { type: 'individual', roomPrefix: plan.roomPrefix },
