@@ -7,6 +7,7 @@ import { LatencyMetrics, type TurnSample, toTurnSample, turnSampleSchema } from 
 import { type MetricsServer, createTurnPusher, startMetricsServer } from '../../src/latency/metrics-server.js';
 import { buildTurnReport } from '../../src/latency/stamps.js';
 import { withTimeout } from '../helpers/async.js';
+import { requireForSuite } from '../helpers/requires.js';
 
 const SAMPLE: TurnSample = {
   stages: { llm_first_token: 300, tts_first_byte: 42, turn_to_llm: -120 },
@@ -155,8 +156,9 @@ describe('metrics endpoint', () => {
   const external = Object.values(networkInterfaces())
     .flat()
     .find((a) => a && a.family === 'IPv4' && !a.internal)?.address;
+  const hasInterface = requireForSuite('metrics on every interface', external ? undefined : 'no non-loopback IPv4 interface on this machine');
 
-  it.skipIf(!external)('bound to every interface, it serves scrapes from the network but refuses its pushes', async () => {
+  it.skipIf(!hasInterface)('bound to every interface, it serves scrapes from the network but refuses its pushes', async () => {
     server = await startMetricsServer({ port: 0, host: '0.0.0.0', metrics: new LatencyMetrics() });
     const url = `http://${external}:${server.port}`;
     expect((await http(`${url}/metrics`, 'GET')).status).toBe(200);

@@ -2,13 +2,13 @@ import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Evaluate, HeadlessChromium, waitFor } from './cdp.js';
 import { type RunningWebServer, closedPort, startWebServer } from './helpers.js';
+import { requireForSuite } from '../helpers/requires.js';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const skipReason = existsSync(CHROMIUM)
-  ? undefined
-  : `${CHROMIUM} not found; install it with scripts/ensure-chromium.sh (CI does)`;
-
-if (skipReason) console.warn(`[test/web/browser] skipped: ${skipReason}`);
+const available = requireForSuite(
+  'test/web/browser',
+  existsSync(CHROMIUM) ? undefined : `${CHROMIUM} not found; install it with scripts/ensure-chromium.sh (CI does)`,
+);
 
 interface PageState {
   state: string;
@@ -72,8 +72,8 @@ const NOT_CONNECTED_CONTROLS = {
   unlabelled: [],
 };
 
-describe.skipIf(skipReason !== undefined)(
-  `the page in headless Chromium${skipReason ? ` (skipped: ${skipReason})` : ''}`,
+describe.skipIf(!available)(
+  'the page in headless Chromium',
   () => {
     let browser: HeadlessChromium;
     let web: RunningWebServer;
