@@ -42,6 +42,12 @@ const ui = {
 
 const options = readPageOptions(location.search, AGENT_JOIN_TIMEOUT_MS);
 const meter = createLevelMeter(/** @type {HTMLMeterElement} */ ($('agent-level')));
+// The user's own level: shown beside the microphone, and the turn timer's end of speech.
+const micMeter = createLevelMeter(/** @type {HTMLMeterElement} */ ($('mic-level')), window, {
+  onLevel: (level) => session.timer.userLevel(level, performance.now()),
+});
+/** @type {MediaStreamTrack | null} the microphone track `micMeter` analyses */
+let micMedia = null;
 const transcript = createTranscript();
 const transcriptView = createTranscriptView(ui.transcript);
 const mic = createMicrophone(
@@ -154,6 +160,16 @@ function timeAgentSpeech(participant) {
   });
 }
 
+/** The microphone meter follows the published microphone (a device switch replaces its track). */
+function followMicrophone() {
+  const published = session.room?.localParticipant.getTrackPublication(Track.Source.Microphone)?.track?.mediaStreamTrack;
+  const media = published && published.readyState === 'live' ? published : null;
+  if (media === micMedia) return;
+  micMedia = media;
+  if (media) micMeter.attach(media);
+  else micMeter.detach();
+}
+
 // ---- the room -----------------------------------------------------------------------------
 
 /** Rooms the user asked to leave: their Disconnected event is not a dropped connection. */
@@ -177,6 +193,7 @@ function wireRoom(current) {
     if (!live() || !session.joined) return; // a failed connect() says why itself
     const message = leaving.has(current) ? null : disconnectMessage(reasonName(reason), current.localParticipant.identity);
     setStatus('disconnected', message ? 'Connection lost.' : 'Disconnected.');
+    followMicrophone();
     if (message) showError(message);
   });
   current.on(RoomEvent.AudioPlaybackStatusChanged, () => {
@@ -213,13 +230,19 @@ function wireRoom(current) {
 
   current.on(RoomEvent.MediaDevicesChanged, () => void mic.refreshDevices());
   current.on(RoomEvent.ActiveDeviceChanged, (kind) => {
-    if (kind === 'audioinput') void mic.refreshDevices();
+    if (kind !== 'audioinput') return;
+    void mic.refreshDevices();
+    if (live()) followMicrophone();
   });
   current.on(RoomEvent.MediaDevicesError, (error, kind) => {
     if (live() && (kind === undefined || kind === 'audioinput')) mic.fail(error);
   });
   for (const event of [RoomEvent.LocalTrackPublished, RoomEvent.LocalTrackUnpublished, RoomEvent.TrackMuted, RoomEvent.TrackUnmuted]) {
-    current.on(event, () => live() && mic.render());
+    current.on(event, () => {
+      if (!live()) return;
+      mic.render();
+      followMicrophone();
+    });
   }
   current.localParticipant.on(ParticipantEvent.IsSpeakingChanged, (speaking) => {
     session.timer.userSpeaking(speaking, performance.now());
@@ -241,7 +264,8 @@ function wireRoom(current) {
 async function connect() {
   const mine = ++attempt;
   showError(null);
-  meter.prepare(); // in the click, so the browser lets the audio context run
+  meter.prepare(); // in the click, so the browser lets the audio contexts run
+  micMeter.prepare();
   setStatus('connecting', 'Requesting a token…');
 
   /** @type {import('./connection.js').Grant} */
@@ -270,6 +294,7 @@ async function connect() {
     if (current !== session.room || leaving.has(current)) return; // Disconnect pressed meanwhile
     session.room = undefined;
     mic.use(null);
+    followMicrophone();
     setStatus('error', 'Connection failed.');
     showError(connectFailureMessage(error, grant.url));
     return;
@@ -289,6 +314,7 @@ async function disconnect() {
   await current?.disconnect();
   session.room = undefined;
   mic.use(null);
+  followMicrophone();
   setStatus('disconnected', 'Disconnected.');
 }
 
@@ -299,7 +325,7 @@ function sendChat(text) {
   const line = session.chat.line(text);
   applyTranscript(line);
   // a typed turn is timed from its sending, as a spoken one is from the end of speech
-  session.timer.userSpeaking(false, performance.now());
+  session.timer.userTyped(performance.now());
   /** @param {'sent' | 'failed'} delivery */
   const mark = (delivery) => {
     const entry = transcript.setDelivery(line.id, delivery);
@@ -327,10 +353,18 @@ ui.form.addEventListener('submit', (event) => {
 ui.disconnect.addEventListener('click', () => void disconnect());
 ui.enableAudio.addEventListener('click', () => {
   meter.prepare();
+  micMeter.prepare();
   void session.room?.startAudio().then(() => (ui.enableAudio.hidden = true));
 });
 // an autoconnected page starts without a click; the first one lets the level meter run
-document.addEventListener('pointerdown', () => meter.prepare(), { once: true });
+document.addEventListener(
+  'pointerdown',
+  () => {
+    meter.prepare();
+    micMeter.prepare();
+  },
+  { once: true },
+);
 bindChat(ui.chat, sendChat);
 
 if (options.debug) {
@@ -345,6 +379,7 @@ if (options.debug) {
       mic: { state: mic.state, problem: mic.problem },
       level: meter.level,
       peak: meter.peak,
+      micLevel: micMeter.level,
       audioContext: meter.contextState,
       canPlaybackAudio: session.room?.canPlaybackAudio ?? null,
       transcript: transcript.entries(),

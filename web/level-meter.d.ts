@@ -6,7 +6,9 @@ export function smoothLevel(previous: number, next: number, { attack, release }?
     attack?: number;
     release?: number;
 }): number;
-export function createLevelMeter(meter: HTMLMeterElement, win?: Window & typeof globalThis): LevelMeter;
+export function createLevelMeter(meter: HTMLMeterElement, win?: Window & typeof globalThis, hooks?: {
+    onLevel?: (level: number) => void;
+}): LevelMeter;
 export const FLOOR_DB: -60;
 export type LevelMeter = {
     prepare(): void;

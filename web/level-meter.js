@@ -1,7 +1,9 @@
 // @ts-check
 /**
- * The agent's voice level: a Web Audio `AnalyserNode` on the agent's audio track, read once per
- * animation frame, its RMS shown on a `<meter>`.
+ * A voice level: a Web Audio `AnalyserNode` on an audio track, read once per animation frame,
+ * its RMS shown on a `<meter>`. The page has two: the agent's voice (`#agent-level`) and the
+ * user's own microphone (`#mic-level`, which also tells the turn timer when the user stopped
+ * speaking).
  *
  * The meter element carries, for tests reading the page over CDP:
  * - `data-level`: the shown level, 0..1 (RMS on a -60..0 dBFS scale, fast attack, slow release);
@@ -12,7 +14,7 @@
  *
  * The analyser is not connected to the speakers: the page plays the agent through the `<audio>`
  * element livekit-client attaches (Chrome also feeds remote WebRTC audio to Web Audio only
- * while such an element plays it).
+ * while such an element plays it), and the microphone is never played back.
  *
  * `rms`, `displayLevel` and `smoothLevel` are pure; `createLevelMeter` is the DOM wiring.
  */
@@ -75,9 +77,11 @@ export function smoothLevel(previous, next, { attack = 0.6, release = 0.12 } = {
 /**
  * @param {HTMLMeterElement} meter
  * @param {Window & typeof globalThis} [win]
+ * @param {{ onLevel?: (level: number) => void }} [hooks] `onLevel`: each analysed frame's own
+ *   level (0..1, {@link displayLevel} of its RMS, before the meter's smoothing)
  * @returns {LevelMeter}
  */
-export function createLevelMeter(meter, win = window) {
+export function createLevelMeter(meter, win = window, hooks = {}) {
   /** @type {AudioContext | null} */
   let context = null;
   /** @type {MediaStreamAudioSourceNode | null} */
@@ -104,10 +108,12 @@ export function createLevelMeter(meter, win = window) {
     if (!analyser || !samples) return;
     analyser.getFloatTimeDomainData(samples);
     const raw = rms(samples);
-    level = smoothLevel(level, displayLevel(raw));
+    const instant = displayLevel(raw);
+    level = smoothLevel(level, instant);
     peak = Math.max(peak, level);
     frames += 1;
     show(raw);
+    hooks.onLevel?.(instant);
     frame = win.requestAnimationFrame(tick);
   };
 

@@ -5,7 +5,12 @@ export interface TurnMeasurement {
 
 export interface TurnTimer {
   userSpeaking(speaking: boolean, at: number): void;
+  userLevel(level: number, at: number): void;
+  userTyped(at: number): void;
   agentSpeaking(speaking: boolean, at: number): TurnMeasurement | null;
 }
+
+/** Microphone level (0..1, -60..0 dBFS) that counts as voice. */
+export const VOICE_LEVEL: number;
 
 export function createTurnTimer(): TurnTimer;

@@ -1,31 +1,68 @@
 // @ts-check
 /**
  * Per-turn "time to first audio" as this browser sees it: from the moment the user stops
- * speaking to the moment the agent becomes audible. Pure: the page feeds it events with
- * timestamps, tests feed it numbers.
+ * speaking (or sends a typed message) to the moment the agent becomes audible. Pure: the page
+ * feeds it events with timestamps, tests feed it numbers.
  *
- * The agent's greeting (no user turn before it) is not a turn and is not measured.
+ * Where the end of speech comes from, best first:
+ * - `userLevel`: this page's own microphone level, every analysed frame (the microphone meter).
+ *   The end of speech is the last frame at or above {@link VOICE_LEVEL}.
+ * - `userSpeaking`: livekit-client's speaking flag for the local participant. The SFU computes
+ *   it (livekit-server: 400 ms windows, smoothed over two), so "stopped" arrives up to about a
+ *   second after the user fell silent: measured from it, every turn looked that much faster, and
+ *   with a quick agent the flag was not even down yet when the agent spoke, which lost the turn.
+ *   Only used while the microphone level has never shown voice (Web Audio not running…), and
+ *   a "stopped" while the agent is audible is ignored (it is the late end of the turn just
+ *   answered, not the end of a new one).
+ * A typed message counts from its sending (`userTyped`); when the user both spoke and typed,
+ * the later of the two ends the turn.
+ *
+ * The agent's greeting (no user turn before it) is not a turn and is not measured. Voice while
+ * the agent is audible (echo, or talking over it) does not end a turn; the agent stopping does,
+ * so speech after a barge-in counts again.
  */
+
+/** Microphone level (the meter's 0..1 scale, -60..0 dBFS) that counts as voice: -36 dBFS. */
+export const VOICE_LEVEL = 0.4;
 
 /**
  * @typedef {{ turn: number, ms: number }} TurnMeasurement
  * @typedef {{
  *   userSpeaking(speaking: boolean, at: number): void,
+ *   userLevel(level: number, at: number): void,
+ *   userTyped(at: number): void,
  *   agentSpeaking(speaking: boolean, at: number): TurnMeasurement | null,
  * }} TurnTimer
  */
 
 /** @returns {TurnTimer} */
 export function createTurnTimer() {
-  /** @type {number | null} */
+  /** @type {number | null} the SFU's end of speech */
   let userStoppedAt = null;
+  /** @type {number | null} the last frame of voice on this page's microphone */
+  let voiceAt = null;
+  /** @type {number | null} */
+  let typedAt = null;
+  /** the microphone level has shown voice once: the speaking flag is not needed */
+  let levelWorks = false;
   let agentAudible = false;
   let turns = 0;
 
   return {
     userSpeaking(speaking, at) {
       // Talking again (or over the agent) restarts the wait: only the last stop counts.
-      userStoppedAt = speaking ? null : at;
+      if (speaking) userStoppedAt = null;
+      else if (!agentAudible) userStoppedAt = at;
+    },
+
+    userLevel(level, at) {
+      if (level < VOICE_LEVEL) return;
+      levelWorks = true;
+      if (!agentAudible) voiceAt = at;
+    },
+
+    userTyped(at) {
+      typedAt = at;
     },
 
     agentSpeaking(speaking, at) {
@@ -35,9 +72,13 @@ export function createTurnTimer() {
       }
       if (agentAudible) return null;
       agentAudible = true;
-      if (userStoppedAt === null) return null;
-      const ms = Math.max(0, Math.round(at - userStoppedAt));
+      const heard = voiceAt === null && typedAt === null ? null : Math.max(voiceAt ?? -Infinity, typedAt ?? -Infinity);
+      const end = heard ?? (levelWorks ? null : userStoppedAt);
       userStoppedAt = null;
+      voiceAt = null;
+      typedAt = null;
+      if (end === null) return null;
+      const ms = Math.max(0, Math.round(at - end));
       turns += 1;
       return { turn: turns, ms };
     },

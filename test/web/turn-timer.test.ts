@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createTurnTimer } from '../../web/turn-timer.js';
+import { VOICE_LEVEL, createTurnTimer } from '../../web/turn-timer.js';
 
 describe('turn timer (page)', () => {
   it('measures from the end of the user speech to the agent becoming audible', () => {
@@ -36,5 +36,64 @@ describe('turn timer (page)', () => {
     timer.agentSpeaking(false, 3200);
     timer.userSpeaking(false, 4000);
     expect(timer.agentSpeaking(true, 4700)).toEqual({ turn: 2, ms: 700 });
+  });
+
+  it("measures from the microphone's last frame of voice, not the SFU's late speaking flag", () => {
+    const timer = createTurnTimer();
+    timer.userSpeaking(true, 900);
+    for (let at = 1000; at <= 2000; at += 16) timer.userLevel(0.7, at);
+    for (let at = 2016; at <= 3000; at += 16) timer.userLevel(0.05, at); // quiet after 1992
+    // livekit-server's speaker updates: "stopped" up to a second after the speech ended
+    timer.userSpeaking(false, 2900);
+    expect(timer.agentSpeaking(true, 3000)).toEqual({ turn: 1, ms: 1008 });
+  });
+
+  it('still counts a turn whose agent answers before the SFU says the user stopped', () => {
+    const timer = createTurnTimer();
+    timer.userSpeaking(true, 900);
+    timer.userLevel(VOICE_LEVEL, 1500);
+    timer.userLevel(VOICE_LEVEL - 0.01, 1516);
+    expect(timer.agentSpeaking(true, 2400)).toEqual({ turn: 1, ms: 900 });
+    timer.userSpeaking(false, 2500);
+    timer.agentSpeaking(false, 4000);
+    // no new speech: the agent speaking again is not a turn
+    expect(timer.agentSpeaking(true, 5000)).toBeNull();
+  });
+
+  it('without a microphone level, ignores a late "stopped" that comes while the agent speaks', () => {
+    const timer = createTurnTimer();
+    timer.userSpeaking(true, 900);
+    timer.userSpeaking(false, 2000);
+    expect(timer.agentSpeaking(true, 2400)).toEqual({ turn: 1, ms: 400 });
+    timer.userSpeaking(true, 2450);
+    timer.userSpeaking(false, 2500);
+    timer.agentSpeaking(false, 4000);
+    expect(timer.agentSpeaking(true, 5000)).toBeNull();
+  });
+
+  it("ignores the microphone while the agent is audible (echo, talking over it), not after it stops", () => {
+    const timer = createTurnTimer();
+    timer.userLevel(0.8, 1000);
+    expect(timer.agentSpeaking(true, 1600)).toEqual({ turn: 1, ms: 600 });
+    timer.userLevel(0.8, 2000);
+    timer.agentSpeaking(false, 2500);
+    expect(timer.agentSpeaking(true, 3000)).toBeNull();
+    timer.agentSpeaking(false, 3500);
+    timer.userLevel(0.8, 4000); // a barge-in that goes on after the agent stopped
+    expect(timer.agentSpeaking(true, 4700)).toEqual({ turn: 2, ms: 700 });
+  });
+
+  it('times a typed message from its sending, the later of speech and typing ending the turn', () => {
+    const timer = createTurnTimer();
+    timer.userTyped(1000);
+    expect(timer.agentSpeaking(true, 1450)).toEqual({ turn: 1, ms: 450 });
+    timer.agentSpeaking(false, 2000);
+    timer.userLevel(0.8, 3000);
+    timer.userTyped(3500);
+    expect(timer.agentSpeaking(true, 3900)).toEqual({ turn: 2, ms: 400 });
+    timer.agentSpeaking(false, 4000);
+    timer.userTyped(5000);
+    timer.userLevel(0.8, 5200);
+    expect(timer.agentSpeaking(true, 5500)).toEqual({ turn: 3, ms: 300 });
   });
 });

@@ -57,11 +57,13 @@ export class PipeChromium {
     child.stderr!.on('data', (chunk: Buffer) => this.stderr.push(chunk.toString()));
   }
 
-  static launch(executable: string, extraFlags: string[] = []): PipeChromium {
+  /** `without`: flags of {@link WEBRTC_CHROMIUM_FLAGS} to leave out (e.g. the fake media UI, to use real permissions). */
+  static launch(executable: string, extraFlags: string[] = [], { without = [] }: { without?: string[] } = {}): PipeChromium {
     const profile = mkdtempSync(join(tmpdir(), 'e2e-chromium-'));
+    const flags = WEBRTC_CHROMIUM_FLAGS.filter((flag) => !without.includes(flag));
     const child = spawn(
       executable,
-      [...WEBRTC_CHROMIUM_FLAGS, ...extraFlags, '--remote-debugging-pipe', `--user-data-dir=${profile}`, 'about:blank'],
+      [...flags, ...extraFlags, '--remote-debugging-pipe', `--user-data-dir=${profile}`, 'about:blank'],
       { stdio: ['ignore', 'ignore', 'pipe', 'pipe', 'pipe'] },
     );
     return new PipeChromium(child, profile);
