@@ -1,5 +1,5 @@
 import type { EventEmitter } from 'node:events';
-import { AgentServer, ServerOptions, cli, initializeLogger, log } from '@livekit/agents';
+import { AgentServer, ServerOptions, WorkerError, cli, initializeLogger, log } from '@livekit/agents';
 import { type AppConfig, CONFIG_DEFAULTS, DEFAULT_DRAIN_TIMEOUT_S } from '../config/index.js';
 import { signalReadyOnRegistration, type SendToParent } from './ready.js';
 import { type Drainable, type GracefulShutdownOptions, installGracefulShutdown } from './shutdown.js';
@@ -31,6 +31,11 @@ export interface RunWorkerOptions {
  * job processes to exit, and one that is still starting (after boot, or replacing a
  * finished call) misses the shutdown request and holds the drain for 60 s. The drain we
  * care about is over when no job is running, so that is watched for directly.
+ *
+ * A job process that has not started yet also makes `drain()` reject at once ("runner not
+ * started") after it has already stopped the worker taking jobs. That is no reason to end the
+ * calls in progress: only the framework's own timeout is passed on; otherwise the running jobs
+ * are waited for (the shutdown module bounds the wait).
  */
 export function drainableServer(server: WorkerServer, pollMs = 250): Drainable {
   return {
@@ -42,7 +47,12 @@ export function drainableServer(server: WorkerServer, pollMs = 250): Drainable {
           if (error === undefined) resolve();
           else reject(error instanceof Error ? error : new Error(String(error)));
         };
-        server.drain(timeoutMs).then(() => finish(), finish);
+        const failed = (error: unknown) => {
+          if (error instanceof WorkerError && error.message === 'timed out draining') return finish(error);
+          if (server.activeJobs.length === 0) return finish();
+          log().warn({ error: String(error), activeJobs: server.activeJobs.length }, 'drain could not join every process; waiting for the running calls');
+        };
+        server.drain(timeoutMs).then(() => finish(), failed);
         const check = () => {
           if (server.activeJobs.length === 0) finish();
         };

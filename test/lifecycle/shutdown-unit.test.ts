@@ -5,6 +5,7 @@ import { loadConfig } from '../../src/config/index.js';
 
 const readLifecycleEnv = (env: Record<string, string>) => loadConfig(env, { mode: 'demo' }).lifecycle;
 import { signalReadyOnRegistration } from '../../src/lifecycle/ready.js';
+import { WorkerError } from '@livekit/agents';
 import { drainableServer } from '../../src/lifecycle/run-worker.js';
 import { EXIT_CUT_SHORT, EXIT_FORCED, type Drainable, installGracefulShutdown } from '../../src/lifecycle/shutdown.js';
 
@@ -190,9 +191,25 @@ describe('drainableServer', () => {
     expect(done).toBe(true);
   });
 
-  it("passes on the server's drain failure while a job is still running", async () => {
-    const server = { ...fakeServer(['job-1']), drain: () => Promise.reject(new Error('timed out draining')) };
+  it("passes on the server's drain timeout while a job is still running", async () => {
+    const server = { ...fakeServer(['job-1']), drain: () => Promise.reject(new WorkerError('timed out draining')) };
     await expect(drainableServer(server, 10).drain(1)).rejects.toThrow('timed out draining');
+  });
+
+  it('keeps waiting for a running call when drain() fails at once because a job process has not started', async () => {
+    // AgentServer.drain() during a job process's start-up: it stops taking jobs, then rejects.
+    const server = { ...fakeServer(['job-1']), drain: () => Promise.reject(new Error('runner not started')) };
+    const drainable = drainableServer(server, 10);
+    let outcome = 'pending';
+    const drained = drainable.drain(60_000).then(
+      () => (outcome = 'drained'),
+      () => (outcome = 'failed'),
+    );
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(outcome).toBe('pending');
+    server.activeJobs.length = 0;
+    await drained;
+    expect(outcome).toBe('drained');
   });
 });
 
