@@ -43,8 +43,8 @@ interface Announced {
 }
 
 /** The local protocol servers announce readiness with one `{"url":…,"port":…}` line on stdout. */
-export async function startFake(l: Launcher, name: string, script: string): Promise<Announced> {
-  const proc = l.start(name, TSX_BIN, [script]);
+export async function startFake(l: Launcher, name: string, script: string, args: string[] = []): Promise<Announced> {
+  const proc = l.start(name, TSX_BIN, [script, ...args]);
   return poll(
     `${name}'s {"url","port"} line`,
     () => jsonLine<Announced>(proc.record.logFile, (v) => typeof v.url === 'string' && typeof v.port === 'number'),
@@ -86,12 +86,13 @@ export function workerEnv(s: WorkerSettings): Record<string, string> {
  * the worker's own. Ready when the framework logs `registered worker`: the server drops a job
  * that finds no registered worker, so nothing may be dispatched before that line.
  */
-export async function startWorker(l: Launcher, s: WorkerSettings, name = 'worker'): Promise<void> {
+export async function startWorker(l: Launcher, s: WorkerSettings, name = 'worker'): Promise<Started> {
   const proc = l.start(name, TSX_BIN, ['src/agent.ts', 'start'], workerEnv(s));
   await poll('the worker to log "registered worker"', () => jsonLine(proc.record.logFile, (v) => v.msg === 'registered worker'), {
     timeoutMs: 90_000,
     process: proc,
   });
+  return proc;
 }
 
 export async function startWeb(l: Launcher, agentName: string): Promise<string> {

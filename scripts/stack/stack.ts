@@ -32,7 +32,7 @@ import {
   stateFileOf,
 } from './layout.js';
 import { createNamespace, deleteNamespace, listNamespaces, namespacePids } from './netns.js';
-import { isAlive, running, startProcess, startTimeOf, stopProcess } from './processes.js';
+import { type Started, isAlive, running, startProcess, startTimeOf, stopProcess } from './processes.js';
 import { type StackState, type TtsChoice, readState, writeState } from './state.js';
 
 export interface UpOptions {
@@ -46,6 +46,8 @@ export interface UpOptions {
   cartesia?: boolean;
   /** Extra variables for the worker (over the stack's own). */
   workerEnv?: Record<string, string>;
+  /** Command-line arguments for the fakes (e.g. cartesia `--options JSON`, openai `--script FILE`). */
+  fakeArgs?: { openai?: string[]; cartesia?: string[] };
   progress?: (line: string) => void;
   /** Once aborted, no further process is started (an interrupted `up` is being torn down). */
   signal?: AbortSignal;
@@ -94,17 +96,7 @@ export async function up(options: UpOptions): Promise<StackState> {
   save(state);
   const started = Date.now();
   const env = baseEnv();
-  const launcher: Launcher = {
-    namespace,
-    runDir,
-    start(name, cmd, args, extra = {}) {
-      if (options.signal?.aborted) throw new Error('up was interrupted');
-      const proc = startProcess({ name, namespace, cmd, args, cwd: REPO_ROOT, env: { ...env, ...extra }, logFile: join(runDir, `${name}.log`) });
-      state.processes.push(proc.record);
-      save(state);
-      return proc;
-    },
-  };
+  const launcher = launcherFor(state, env, options.signal);
   const step = async <T>(what: string, run: () => Promise<T>): Promise<T> => {
     const t0 = Date.now();
     const value = await run();
@@ -118,12 +110,12 @@ export async function up(options: UpOptions): Promise<StackState> {
     await step('redis', () => startRedis(launcher));
     state.livekit.configFile = await step('livekit-server', () => startLivekit(launcher));
     if (options.openai ?? openaiFakeAvailable()) {
-      state.openaiUrl = (await step('openai fake', () => startFake(launcher, 'openai', OPENAI_FAKE))).url;
+      state.openaiUrl = (await step('openai fake', () => startFake(launcher, 'openai', OPENAI_FAKE, options.fakeArgs?.openai))).url;
     } else {
       state.notes.push(`no OpenAI fake: ${OPENAI_FAKE} does not exist; the worker's STT/LLM have nothing to reach`);
     }
     if (options.cartesia ?? tts === 'cartesia') {
-      state.cartesiaUrl = (await step('cartesia fake', () => startFake(launcher, 'cartesia', CARTESIA_FAKE))).url;
+      state.cartesiaUrl = (await step('cartesia fake', () => startFake(launcher, 'cartesia', CARTESIA_FAKE, options.fakeArgs?.cartesia))).url;
     }
     if (options.worker ?? true) {
       const settings = { agentName, tts, openaiUrl: state.openaiUrl, cartesiaUrl: state.cartesiaUrl, httpPort: PORTS.agentHttp, extraEnv: options.workerEnv };
@@ -146,6 +138,53 @@ export async function up(options: UpOptions): Promise<StackState> {
   return state;
 }
 
+/** Starts processes in `state`'s namespace and records each one in its state file (so `down` stops it). */
+function launcherFor(state: StackState, env: NodeJS.ProcessEnv, signal?: AbortSignal): Launcher {
+  return {
+    namespace: state.namespace,
+    runDir: state.runDir,
+    start(name, cmd, args, extra = {}) {
+      if (signal?.aborted) throw new Error('up was interrupted');
+      const logFile = join(state.runDir, `${name}.log`);
+      const proc = startProcess({ name, namespace: state.namespace, cmd, args, cwd: REPO_ROOT, env: { ...env, ...extra }, logFile });
+      state.processes.push(proc.record);
+      save(state);
+      return proc;
+    },
+  };
+}
+
+export interface ExtraWorkerOptions {
+  /** Process name, also the log file's (`<runDir>/<name>.log`); must differ from the stack's own `worker`. */
+  name: string;
+  agentName: string;
+  /** AGENT_HTTP_PORT: every worker in the namespace needs its own. */
+  httpPort: number;
+  /** Defaults to the stack's TTS (the Cartesia fake's URL comes from the state). */
+  tts?: TtsChoice;
+  env?: Record<string, string>;
+}
+
+/**
+ * Another production worker (`tsx src/agent.ts start`) in a running stack, ready once it logged
+ * `registered worker`. It is recorded in the state file, so `down` stops it if the caller did not;
+ * the returned handle lets a test signal it and wait for its exit status.
+ */
+export async function startExtraWorker(state: StackState, options: ExtraWorkerOptions): Promise<Started> {
+  if (options.name === 'worker' || state.processes.some((p) => p.name === options.name)) {
+    throw new Error(`a process named ${options.name} already belongs to this stack`);
+  }
+  const settings = {
+    agentName: options.agentName,
+    tts: options.tts ?? state.tts,
+    openaiUrl: state.openaiUrl,
+    cartesiaUrl: state.cartesiaUrl,
+    httpPort: options.httpPort,
+    extraEnv: options.env,
+  };
+  return startWorker(launcherFor(state, baseEnv()), settings, options.name);
+}
+
 const GRACE_MS: Record<string, number> = { worker: 20_000 };
 
 export async function down(given: StackState, progress: (line: string) => void = () => {}): Promise<void> {
@@ -160,7 +199,9 @@ export async function down(given: StackState, progress: (line: string) => void =
   }
   for (const record of [...state.processes].reverse()) {
     const t0 = Date.now();
-    const how = await stopProcess(record, GRACE_MS[record.name] ?? 5000);
+    // Extra workers (`worker-…`) drain like the stack's own worker.
+    const grace = GRACE_MS[record.name] ?? (record.name.startsWith('worker-') ? GRACE_MS.worker! : 5000);
+    const how = await stopProcess(record, grace);
     if (how !== 'gone') progress(`${record.name} (pid ${record.pid}) ${how} in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
   }
   await sweep(state.namespace);

@@ -13,7 +13,7 @@ import { it } from 'vitest';
 import { type ExecOptions, type ExecResult, execCapture } from '../../scripts/stack/exec.js';
 import { LIVEKIT_BIN, LIVEKIT_VERSION, REPO_ROOT, TSX_BIN } from '../../scripts/stack/layout.js';
 import { runSync } from '../../scripts/stack/netns.js';
-import { type UpOptions, down, up } from '../../scripts/stack/stack.js';
+import { type ExtraWorkerOptions, type UpOptions, down, startExtraWorker, up } from '../../scripts/stack/stack.js';
 import { type StackState, stackEnv } from '../../scripts/stack/state.js';
 
 export type { ExecResult } from '../../scripts/stack/exec.js';
@@ -26,6 +26,17 @@ export interface ClientResult extends Record<string, unknown> {
   error?: string;
 }
 
+/** A worker started by the test (`stack.startWorker`): signal it, read its log, await its exit. */
+export interface WorkerHandle {
+  name: string;
+  pid: number;
+  logFile: string;
+  /** `exit code N` or `signal SIG` once the process has ended. */
+  exited: Promise<string>;
+  hasExited(): boolean;
+  kill(signal: NodeJS.Signals): void;
+}
+
 export interface E2EStack {
   state: StackState;
   /** LIVEKIT_URL, LIVEKIT_API_KEY, LIVEKIT_API_SECRET, AGENT_NAME (and STACK_*), as `exec` sets them. */
@@ -33,6 +44,11 @@ export interface E2EStack {
   exec(cmd: string, args?: string[], options?: ExecOptions): Promise<ExecResult>;
   /** Runs test/e2e/clients/<name>.ts inside the namespace and returns its result line. */
   client(name: string, args?: string[], options?: ExecOptions): Promise<ClientResult>;
+  /**
+   * Another production worker (`npm start`'s command) in the namespace, with its own AGENT_NAME
+   * and AGENT_HTTP_PORT, returned once it registered; `stop()` stops it too if it still runs.
+   */
+  startWorker(options: ExtraWorkerOptions): Promise<WorkerHandle>;
   stop(): Promise<void>;
 }
 
@@ -69,6 +85,19 @@ export async function startStack(options: Omit<UpOptions, 'owner'> = {}): Promis
         throw new Error(`client ${name} ${how} without a result line:\n${result.stderr.slice(-2000)}\n${result.stdout.slice(-2000)}`);
       }
       return parsed;
+    },
+    async startWorker(options) {
+      const started = await startExtraWorker(state, options);
+      return {
+        name: options.name,
+        pid: started.record.pid,
+        logFile: started.record.logFile,
+        exited: started.exited,
+        hasExited: started.hasExited,
+        kill: (signal) => {
+          if (!started.hasExited()) process.kill(started.record.pid, signal);
+        },
+      };
     },
     async stop() {
       if (stopped) return;

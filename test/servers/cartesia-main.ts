@@ -7,6 +7,9 @@
  * CARTESIA_BASE_URL is that url) and exits 0 on SIGTERM/SIGINT. Test-control routes, which the
  * real service does not have:
  *   GET  /_control/stats    {"connectionsOpened","openConnections","activeContexts","messages","httpRequests"}
+ *   GET  /_control/received every client message that parsed as JSON, in arrival order:
+ *                           {"messages":[{"connectionId","receivedAt","message":{context_id, transcript, continue, cancel…}}]}
+ *                           (`?since=N` skips the first N) — the exact transcripts a test's audio is tagged by
  *   POST /_control/options  a JSON patch of CartesiaServerOptions (functions such as `fault` excepted)
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -48,6 +51,11 @@ function controlRoutes(req: IncomingMessage, res: ServerResponse): boolean {
   const path = new URL(req.url ?? '/', 'http://localhost').pathname;
   if (path === '/_control/stats' && req.method === 'GET') {
     sendJson(res, 200, stats());
+    return true;
+  }
+  if (path === '/_control/received' && req.method === 'GET') {
+    const since = Number(new URL(req.url ?? '/', 'http://localhost').searchParams.get('since') ?? 0);
+    sendJson(res, 200, { messages: server.received.slice(Number.isInteger(since) && since > 0 ? since : 0) });
     return true;
   }
   if (path === '/_control/options' && req.method === 'POST') {

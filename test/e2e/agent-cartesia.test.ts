@@ -1,0 +1,317 @@
+/**
+ * The production worker in real rooms with the Cartesia-protocol fake as its voice, speaking
+ * `audio: 'audible'`: every transcript piece the worker sends becomes a tone whose pitch
+ * (150 + tagForText(piece) % 500 Hz) says which piece it was, and which survives Opus. On the
+ * receiving side the tone of each 20 ms frame is read back (zero crossings), so the tests can
+ * tell which text the caller heard, for how long, and in which order:
+ *
+ * - barge-in: the caller talks over a long reply; the agent falls silent while they speak,
+ *   nothing of the interrupted reply is heard after that, the next reply is heard in full, on
+ *   the same TTS socket;
+ * - drain: a second `npm start` worker gets SIGTERM mid-reply; the reply plays to its end, the
+ *   call carries on until the caller leaves, then the worker exits 0.
+ */
+import { readFileSync, readdirSync, rmSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  type CallResult,
+  type Context,
+  MS_PER_CHAR,
+  type Speech,
+  agentTexts,
+  contextsOf,
+  describeRuns,
+  expectCallOk,
+  expectDistinctPitches,
+  expectFullLength,
+  expectedMs,
+  freshRoom,
+  heardTexts,
+  keepRecord,
+  loud,
+  loudSpan,
+  pitchOf,
+  pitchRuns,
+  quietFrom,
+  soundStart,
+  squash,
+  synthesizeSpeech,
+  toneMs,
+  userFinals,
+  waitFor,
+} from './agent-calls.js';
+import { type E2EStack, requireStack, startStack } from './stack.js';
+
+const available = requireStack();
+
+/**
+ * The fake answers like a real provider, not instantly: 120 ms to the first byte, then twice
+ * as fast as real time, so a long reply is still being generated when the caller barges in
+ * (the worker must cancel the context, and drop the chunk the fake still sends after a cancel).
+ */
+const CARTESIA_OPTIONS = { audio: 'audible', msPerChar: MS_PER_CHAR, firstByteDelayMs: 120, realTimeFactor: 0.5 };
+
+const STORY = {
+  user: 'Please tell me a story.',
+  reply:
+    'Once upon a time, a small fox lived at the edge of a quiet forest. Every morning she walked to the river to watch the fish jump in the light. ' +
+    'One day she met an old turtle who knew every story of the valley. The turtle told her about the mountains, the rain and the long winters. ' +
+    'They became friends and met at the river every day after that.',
+};
+/** The caller talks for about 4 s: the agent must fall silent within that even when Silero runs late on a loaded machine. */
+const SHORT = { user: 'Stop, please, tell me something much shorter instead of the whole story', heard: 'Please tell me something short instead.', reply: 'Of course. In short, a fox and a turtle became friends.' };
+/**
+ * Korean, long enough (about 8.5 s) that SIGTERM lands in its middle with time to spare; its
+ * first piece is long too, because the first ~100 ms of a track's audio often arrive distorted.
+ */
+const MEETING = {
+  user: '오늘 회의 일정 알려 주세요.',
+  reply:
+    '오늘 회의 일정을 자세히 말씀드릴게요. 회의는 오후 세 시에 본관 삼층 큰 회의실에서 시작합니다. 회의가 끝나면 다 함께 근처 식당으로 저녁을 먹으러 갈 거예요. ' +
+    '식당은 걸어서 십 분쯤 걸리고, 예약은 이미 해 두었어요. 혹시 못 오시면 꼭 미리 알려 주세요.',
+};
+
+/**
+ * A known defect outside this repository's code: when a barge-in is confirmed (the caller's
+ * final transcript), @livekit/agents 1.9.0 resumes the paused audio output
+ * (agent_activity.ts cancelSpeechPause → audioOutput.resume()) before the interrupted speech
+ * clears it (the speech task's clearBuffer() only runs after its tasks are cancelled), so the
+ * frame of the interrupted reply waiting at the pause gate (room_io/_output.ts captureFrame)
+ * still plays. Seen in about half the runs: 9–24 ms of tone, at the pitch of the text that was
+ * playing, 1–2 s after the agent fell silent. Up to one 20 ms TTS frame (30 ms with the codec's
+ * smear) is tolerated and reported; anything more fails. Set to 0 once the framework is fixed.
+ */
+const FRAMEWORK_PAUSED_FRAME_LEAK_MS = 30;
+
+/** Live (not zombie) processes of process group `pgid`: what a worker left behind when it exited. */
+function liveInGroup(pgid: number): string[] {
+  const live: string[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const [state, ppid, group] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      if (group === String(pgid) && state !== 'Z') live.push(`${entry} (ppid ${ppid}, ${state})`);
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  return live;
+}
+
+describe.skipIf(!available)('the production worker in real rooms (Cartesia fake, audible tones)', () => {
+  let stack: E2EStack;
+  let speech: Map<string, Speech>;
+
+  beforeAll(async () => {
+    const t0 = Date.now();
+    [stack, speech] = await Promise.all([
+      startStack({ tts: 'cartesia', web: false, fakeArgs: { cartesia: ['--options', JSON.stringify(CARTESIA_OPTIONS)] } }),
+      synthesizeSpeech([{ text: SHORT.user, language: 'en-us' }]),
+    ]);
+    console.info(`[test/e2e] agent-cartesia: stack up in ${stack.state.upMs} ms (beforeAll ${Date.now() - t0} ms)`);
+  }, 150_000);
+
+  afterAll(async () => {
+    const t0 = Date.now();
+    await stack?.stop();
+    for (const { file } of speech?.values() ?? []) rmSync(file, { force: true });
+    console.info(`[test/e2e] agent-cartesia: stack down in ${Date.now() - t0} ms`);
+  }, 90_000);
+
+  const call = async (args: string[]) => {
+    const result = (await stack.client('agent-call', args, { timeoutMs: 150_000 })) as CallResult;
+    keepRecord(stack, result);
+    expectCallOk(result);
+    return result;
+  };
+  const contexts = (result: CallResult): Context[] => contextsOf(result.cartesia?.messages ?? []);
+  /** GET a JSON document from inside the namespace (the fakes and the workers listen on its loopback). */
+  const getJson = async <T,>(url: string): Promise<T> => {
+    const script = 'fetch(process.env.E2E_URL).then((r) => r.text()).then((t) => process.stdout.write(t))';
+    const { stdout, code } = await stack.exec(process.execPath, ['-e', script], { env: { E2E_URL: url }, timeoutMs: 15_000 });
+    if (code !== 0) throw new Error(`GET ${url} inside the namespace failed (exit ${code})`);
+    return JSON.parse(stdout) as T;
+  };
+  const cartesiaStats = () => getJson<{ connectionsOpened: number; openConnections: number }>(`${stack.state.cartesiaUrl}/_control/stats`);
+
+  it('falls silent when the caller barges in, never plays the rest, and answers in full on the same socket', async () => {
+    const script = [
+      { match: 'story', reply: STORY.reply },
+      { match: 'short', reply: SHORT.reply },
+    ];
+    const result = await call([
+      '--room', freshRoom('barge-in'),
+      '--agent', stack.state.agentName,
+      '--chat', STORY.user,
+      '--openai-script', JSON.stringify(script),
+      '--transcripts', JSON.stringify([SHORT.heard]),
+      '--barge-in', speech.get(SHORT.user)!.file,
+      '--barge-in-after-ms', '1500',
+      '--replies', '2',
+    ]);
+
+    // What the worker sent the fake: the story's context, then the short reply's.
+    const [story, short, ...more] = contexts(result);
+    expect(more, 'a third TTS context').toEqual([]);
+    expect(squash(story!.texts.join(' '))).toBe(squash(STORY.reply));
+    expect(squash(short!.texts.join(' '))).toBe(squash(SHORT.reply));
+    expectDistinctPitches(short!.texts);
+    expectDistinctPitches(story!.texts, short!.texts);
+
+    const [barge] = result.speech;
+    const voicedStart = barge!.voicedStartMs!;
+    const voicedEnd = barge!.voicedEndMs!;
+    const runs = pitchRuns(result.frames, voicedStart);
+    const picture = `runs after the barge-in began (ms:Hz): ${describeRuns(runs)}`;
+
+    // The short reply starts with its first text's tone. The agent fell silent at the first
+    // 600 ms without sound after the caller began (a CPU-starved worker's playout hiccups were
+    // up to 350 ms; after a barge-in the agent stays quiet for a second or more).
+    const { heard } = heardTexts(runs, [...story!.texts, ...short!.texts]);
+    const nextStart = heard.find((h) => h.text === short!.texts[0])?.startMs;
+    expect(nextStart, `the short reply's first text never heard; ${picture}`).toBeDefined();
+    const silentAt = quietFrom(result.frames, voicedStart, 600);
+    expect(silentAt, `the agent never fell silent before its next reply; ${picture}`).toBeLessThan(nextStart!);
+
+    // 1. Silent while the caller is still speaking (a benchmark figure, not a bound).
+    expect(silentAt, `agent still talking when the caller stopped; ${picture}`).toBeLessThan(voicedEnd);
+    console.info(`[test/e2e] barge-in: the agent fell silent ${silentAt - voicedStart} ms after the caller began (caller spoke ${voicedEnd - voicedStart} ms)`);
+
+    // 2. Nothing of the story after that: no sound at all until the short reply begins (its
+    //    first tone, and the broken-up onset right before it), and none of the story's tones
+    //    among the short reply's (3 frames or more: one or two frames at another pitch are
+    //    transitions between tones and codec artefacts).
+    const replyStart = soundStart(result.frames, nextStart!);
+    const gap = result.frames.filter((f) => loud(f) && f[0] >= silentAt && f[0] < replyStart);
+    const storyLater = runs.filter((r) => r.startMs >= nextStart! && r.frames >= 3 && story!.texts.some((t) => Math.abs(r.hz - pitchOf(t)) <= 10));
+    const leakedMs = Math.round(toneMs(gap) + storyLater.reduce((n, r) => n + r.frames * 20, 0));
+    if (leakedMs > 0) {
+      console.warn(
+        `[test/e2e] barge-in: ${leakedMs} ms of tone reached the caller after the agent fell silent and before the next reply ` +
+          `(frames [ms, RMS, Hz] ${JSON.stringify(gap)}; runs ${describeRuns(storyLater)}); the known framework defect allows ${FRAMEWORK_PAUSED_FRAME_LEAK_MS} ms`,
+      );
+    }
+    expect(leakedMs, `interrupted reply heard after the silence; ${picture}`).toBeLessThanOrEqual(FRAMEWORK_PAUSED_FRAME_LEAK_MS);
+
+    // 3. The short reply in full: each text, in order, as long as the fake made it.
+    const shortHeard = heard.filter((h) => h.startMs >= nextStart!);
+    expect(shortHeard.map((h) => h.text), picture).toEqual(short!.texts);
+    shortHeard.forEach(expectFullLength);
+    // Sound time, not first-to-last: a CPU-starved worker stutters (gaps of 100–350 ms were seen
+    // under load) without losing audio.
+    const total = short!.texts.reduce((n, t) => n + expectedMs(t), 0);
+    const span = loudSpan(result.frames, replyStart)!;
+    expect(span.loudMs, picture).toBeGreaterThan(total * 0.85 - 100);
+    expect(span.loudMs, picture).toBeLessThan(total * 1.15 + 300);
+
+    // 4. The interrupted context was cancelled once the caller spoke; both replies went over
+    //    one socket, opened before the barge-in (connectionsOpened also moves when the worker's
+    //    idle processes open theirs, so the per-message connection id is what tells).
+    expect(story!.cancelledAt, 'the interrupted context was never cancelled').toBeDefined();
+    expect(story!.cancelledAt! - result.t0Epoch).toBeGreaterThan(voicedStart);
+    expect(short!.connectionId).toBe(story!.connectionId);
+    expect(story!.connectionId).toBeLessThanOrEqual(result.cartesiaAtBargeIn!.connectionsOpened!);
+    console.info(`[test/e2e] barge-in: connectionsOpened ${result.cartesia?.before?.connectionsOpened} → ${result.cartesiaAtBargeIn?.connectionsOpened} (barge-in) → ${result.cartesia?.after?.connectionsOpened}; both replies on connection ${story!.connectionId}`);
+
+    // 5. Text: the caller's words as the STT heard them; the story cut where it was heard; the
+    //    short reply whole.
+    expect(userFinals(result)).toEqual([squash(SHORT.heard)]);
+    const [storyText, shortText] = agentTexts(result);
+    expect(squash(STORY.reply).startsWith(storyText!) && storyText!.length < squash(STORY.reply).length, storyText).toBe(true);
+    expect(shortText).toBe(squash(SHORT.reply));
+  }, 180_000);
+
+  it('finishes the reply in progress when its worker gets SIGTERM, and exits 0 once the caller has left', async () => {
+    // Its idle job processes must have started before the SIGTERM: while one still waits to
+    // start, @livekit/agents' drain() rejects at once ("runner not started") and the worker's
+    // shutdown takes that for a failed drain, cuts the call and exits 1 (a defect of
+    // src/lifecycle/run-worker.ts, see drainableServer). A prewarmed process holds one open
+    // Cartesia socket, and a production worker keeps min(cores, 4) of them; so once the stack's
+    // own worker has no call left, the drain worker is warm when the fake has that many more
+    // sockets open. (Open, not opened: on a loaded machine the framework kills processes that
+    // take over 10 s to initialize and starts others.) E2E_DRAIN_COLD=1 skips the wait and
+    // shows the defect.
+    const cold = process.env.E2E_DRAIN_COLD === '1';
+    let openBefore = 0;
+    if (!cold) {
+      await waitFor('the stack\'s own worker to have no call left', async () => {
+        const info = await getJson<{ active_jobs: number }>(`http://127.0.0.1:${stack.state.ports.agentHttp}/worker`);
+        return info.active_jobs === 0 ? true : undefined;
+      }, 60_000);
+      openBefore = (await cartesiaStats()).openConnections;
+    }
+    const worker = await stack.startWorker({ name: 'worker-drain', agentName: 'firstword-drain', httpPort: 18082 });
+    const registeredAt = Date.now();
+    if (!cold) {
+      const idle = Math.min(availableParallelism(), 4);
+      const warmMs = await waitFor(
+        `${idle} prewarmed job processes of the drain worker (${idle} more Cartesia sockets open than the ${openBefore} before it)`,
+        async () => ((await cartesiaStats()).openConnections >= openBefore + idle ? Date.now() - registeredAt : undefined),
+        180_000,
+        1000,
+      );
+      console.info(`[test/e2e] drain: the new worker's ${idle} job processes were warm ${warmMs} ms after it registered`);
+    }
+
+    const result = await call([
+      '--room', freshRoom('drain'),
+      '--agent', 'firstword-drain',
+      '--chat', MEETING.user,
+      '--openai-script', JSON.stringify([{ match: '회의', reply: MEETING.reply }]),
+      '--sigterm', String(worker.pid),
+      '--sigterm-after-ms', '1000',
+      '--tail-ms', '500',
+    ]);
+    let timer: NodeJS.Timeout | undefined;
+    const exit = await Promise.race([
+      worker.exited.then((how) => ({ how, at: Date.now() })),
+      new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), 90_000))),
+    ]).finally(() => clearTimeout(timer));
+    const leftovers = exit ? liveInGroup(worker.pid) : [];
+    const log = readFileSync(worker.logFile, 'utf8');
+    const lines = log.split('\n').filter((l) => /draining worker|all jobs finished|drain timed out|did not|still starting|worker stopped/.test(l));
+    console.info(
+      `[test/e2e] drain: SIGTERM ${result.t0Epoch + result.sigtermMs! - registeredAt} ms after registration; ` +
+        `exit: ${exit?.how ?? 'none within 90 s'}${exit ? `, ${exit.at - result.leftEpoch!} ms after the caller left` : ''}; ` +
+        `left running in its process group: ${JSON.stringify(leftovers)}; worker log:\n  ${lines.map((l) => l.slice(0, 240)).join('\n  ')}`,
+    );
+
+    const [reply, ...more] = contexts(result);
+    expect(more, 'a second TTS context').toEqual([]);
+    expect(squash(reply!.texts.join(' '))).toBe(squash(MEETING.reply));
+    expectDistinctPitches(reply!.texts);
+
+    // SIGTERM came mid-reply, and everything after it was heard: the whole reply in order, and
+    // every text that began after the signal in full, up to the last one.
+    const sigterm = result.sigtermMs!;
+    const runs = pitchRuns(result.frames, result.chatMs);
+    const picture = `SIGTERM at ${sigterm} ms; runs (ms:Hz): ${describeRuns(runs)}`;
+    const { heard } = heardTexts(runs, reply!.texts);
+    expect(heard.map((h) => h.text), picture).toEqual(reply!.texts);
+    const after = heard.filter((h) => h.startMs > sigterm);
+    expect(after.length, `SIGTERM was not mid-reply; ${picture}`).toBeGreaterThanOrEqual(2);
+    after.forEach(expectFullLength);
+    // Sound time, not first-to-last (a CPU-starved worker stutters without losing audio).
+    const total = reply!.texts.reduce((n, t) => n + expectedMs(t), 0);
+    const span = loudSpan(result.frames, result.chatMs)!;
+    expect(span.loudMs, picture).toBeGreaterThan(total * 0.85 - 100);
+    expect(span.loudMs, picture).toBeLessThan(total * 1.15 + 300);
+    const afterSigterm = loudSpan(result.frames, sigterm)!;
+    expect(agentTexts(result)).toEqual([squash(MEETING.reply)]);
+    console.info(
+      `[test/e2e] drain: ${afterSigterm.loudMs} ms of the reply's ${span.loudMs} ms of sound played after SIGTERM ` +
+        `(the fake made ${total} ms; first to last sound ${span.spanMs} ms)`,
+    );
+
+    // Then the worker drained: one call running at the signal, all of it finished, exit 0 —
+    // after the caller left, not at the signal.
+    expect(exit, 'the worker did not exit within 90 s of the call ending').toBeDefined();
+    expect(log).toMatch(/"activeJobs":1,[^\n]*"msg":"draining worker"/);
+    expect(log).not.toMatch(/drain timed out/);
+    expect(log).toMatch(/"msg":"all jobs finished"/);
+    expect(exit!.how).toBe('exit code 0');
+    expect(exit!.at).toBeGreaterThan(result.leftEpoch!);
+  }, 420_000);
+});

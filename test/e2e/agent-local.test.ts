@@ -1,0 +1,153 @@
+/**
+ * The production worker (`src/agent.ts start`, registered as `firstword`) in real rooms, with the
+ * offline local voice (eSpeak, real speech), the OpenAI fake as its LLM and STT, and the real
+ * Silero VAD: token dispatch, and typed and spoken turns in Korean and English. Every
+ * participant runs inside the stack's namespace (test/e2e/clients/agent-call.ts).
+ */
+import { rmSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EspeakSynthesizer } from '../../src/local-voice/synthesizer.js';
+import type { VoiceLanguage } from '../../src/local-voice/worker-messages.js';
+import { durationMs, speak } from '../servers/openai/test-audio.js';
+import {
+  type CallResult,
+  type Speech,
+  agentTexts,
+  expectCallOk,
+  keepRecord,
+  freshRoom,
+  loudSpan,
+  squash,
+  synthesizeSpeech,
+  userFinals,
+} from './agent-calls.js';
+import { type E2EStack, requireStack, startStack } from './stack.js';
+
+const available = requireStack();
+const AGENT = 'firstword';
+
+interface Turn {
+  language: VoiceLanguage;
+  /** What the caller types or says (and what the STT fake "hears"). */
+  user: string;
+  /** The LLM fake's scripted reply, matched on `match`. */
+  match: string;
+  reply: string;
+}
+
+const TYPED: Record<'ko' | 'en', Turn> = {
+  ko: { language: 'ko', user: '도서관은 몇 시에 열어요?', match: '도서관', reply: '도서관은 아침 아홉 시에 열고 저녁 여섯 시에 닫아요.' },
+  en: { language: 'en-us', user: 'What time does the library open?', match: 'library', reply: 'The library opens at nine in the morning and closes at six in the evening.' },
+};
+const SPOKEN: Record<'ko' | 'en', Turn> = {
+  ko: { language: 'ko', user: '오늘 날씨가 어때요?', match: '날씨', reply: '네, 오늘은 맑고 따뜻해요. 오후에는 바람이 조금 불어요.' },
+  en: { language: 'en-us', user: 'Can you tell me about the weather today?', match: 'weather', reply: 'Sure. It is sunny and warm today, with a light breeze in the afternoon.' },
+};
+
+const script = (turn: Turn) => JSON.stringify([{ match: turn.match, reply: turn.reply }]);
+
+describe.skipIf(!available)('the production worker in real rooms (local voice)', () => {
+  let stack: E2EStack;
+  let speech: Map<string, Speech>;
+  /** eSpeak's own duration of each scripted reply: what the agent's audio should roughly last. */
+  const replyMs = new Map<string, number>();
+
+  beforeAll(async () => {
+    const t0 = Date.now();
+    [stack, speech] = await Promise.all([
+      startStack({ tts: 'local', web: false }),
+      synthesizeSpeech(Object.values(SPOKEN).map(({ user, language }) => ({ text: user, language }))),
+    ]);
+    const synthesizer = await EspeakSynthesizer.start();
+    try {
+      for (const turn of [...Object.values(TYPED), ...Object.values(SPOKEN)]) {
+        replyMs.set(turn.reply, durationMs(await speak(synthesizer, turn.reply, turn.language)));
+      }
+    } finally {
+      await synthesizer.close();
+    }
+    console.info(`[test/e2e] agent-local: stack up in ${stack.state.upMs} ms (beforeAll ${Date.now() - t0} ms)`);
+  }, 150_000);
+
+  afterAll(async () => {
+    const t0 = Date.now();
+    await stack?.stop();
+    for (const { file } of speech?.values() ?? []) rmSync(file, { force: true });
+    console.info(`[test/e2e] agent-local: stack down in ${Date.now() - t0} ms`);
+  }, 60_000);
+
+  const call = async (args: string[]) => {
+    const result = (await stack.client('agent-call', ['--agent', AGENT, ...args], { timeoutMs: 120_000 })) as CallResult;
+    keepRecord(stack, result);
+    expectCallOk(result);
+    return result;
+  };
+
+  /** The reply was heard: speech energy on the agent's track, for about as long as eSpeak says it. */
+  function expectSpokenReply(result: CallResult, turn: Turn, afterMs: number) {
+    const span = loudSpan(result.frames, afterMs);
+    expect(span, 'no speech energy on the agent track').toBeDefined();
+    const reference = replyMs.get(turn.reply)!;
+    console.info(
+      `[test/e2e] ${turn.language} reply: ${span!.loudMs} ms loud over ${span!.spanMs} ms (eSpeak alone: ${Math.round(reference)} ms), max RMS ${span!.maxRms}`,
+    );
+    expect(span!.maxRms).toBeGreaterThan(2000);
+    // The reply is voiced chunk by chunk (a pause may fall between chunks, and a CPU-starved
+    // worker's playout stutters); the words are eSpeak's, so their sound lasts about as long.
+    expect(span!.spanMs).toBeGreaterThan(reference * 0.7);
+    expect(span!.spanMs).toBeLessThan(reference * 2.5 + 500);
+    expect(span!.loudMs).toBeGreaterThan(reference * 0.4);
+    expect(span!.loudMs).toBeLessThan(reference * 1.2 + 200);
+    // What the agent said, as text, is the reply the LLM gave (one segment, nothing else).
+    expect(agentTexts(result)).toEqual([squash(turn.reply)]);
+  }
+
+  it('joins a room whose token dispatches it, and no room whose token names no agent', async () => {
+    // Both rooms are created at the same moment, on a worker that registered before the test:
+    // the server dispatches at room creation, so the named room's agent arriving bounds how long
+    // a wrongly dispatched agent would take. 8 s is several times that (1–3 s here), and more
+    // than livekit-server's 3 s batching of participant updates.
+    const [named, unnamed] = await Promise.all([
+      stack.client('agent-dispatch', ['--room', freshRoom('dispatch'), '--identity', 'caller', '--agent', AGENT, '--expect', 'agent']),
+      stack.client('agent-dispatch', ['--room', freshRoom('nodispatch'), '--identity', 'caller', '--expect', 'none', '--watch-ms', '8000']),
+    ]);
+    expect(named, JSON.stringify(named)).toMatchObject({ ok: true });
+    const agents = (named.participants as { kind: string; attributes: Record<string, string> }[]).filter((p) => p.kind === 'AGENT');
+    expect(agents).toHaveLength(1);
+    expect(agents[0]!.attributes['lk.agent.state']).toBeDefined();
+    expect(agents[0]!.attributes['lk.agent.name']).toBe(AGENT);
+    expect(unnamed, JSON.stringify(unnamed)).toMatchObject({ ok: true, participants: [] });
+    expect(unnamed.watchedMs).toBeGreaterThanOrEqual(8000);
+    console.info(`[test/e2e] dispatch: agent state after ${named.stateMs} ms; the unnamed room stayed empty for ${unnamed.watchedMs} ms`);
+  }, 60_000);
+
+  it.each(['ko', 'en'] as const)('answers a typed turn on lk.chat (%s)', async (lang) => {
+    const turn = TYPED[lang];
+    const result = await call(['--room', freshRoom(`typed-${lang}`), '--chat', turn.user, '--openai-script', script(turn)]);
+    expect(result.openai!.after!.chatRequests - result.openai!.before!.chatRequests).toBe(1);
+    expectSpokenReply(result, turn, result.chatMs!);
+  }, 120_000);
+
+  it.each(['ko', 'en'] as const)('answers a spoken turn: real speech, Silero VAD, STT transcript (%s)', async (lang) => {
+    const turn = SPOKEN[lang];
+    const wav = speech.get(turn.user)!;
+    const result = await call([
+      '--room', freshRoom(`spoken-${lang}`),
+      '--speak', wav.file,
+      '--transcripts', JSON.stringify([turn.user]),
+      '--openai-script', script(turn),
+    ]);
+    const [utterance] = result.speech;
+    expect(utterance?.voicedEndMs, 'the caller spoke').toBeDefined();
+    // The STT committed exactly one utterance, the one queued for it, about as long as the speech.
+    const utterances = result.openai!.after!.utterances.slice(result.openai!.before!.utterances.length);
+    expect(utterances.map((u) => u.transcript)).toEqual([turn.user]);
+    expect(utterances[0]!.durationMs).toBeGreaterThan(wav.durationMs * 0.8);
+    // The agent published the caller's final transcript, and answered only after they stopped.
+    expect(userFinals(result)).toEqual([squash(turn.user)]);
+    const span = loudSpan(result.frames, utterance!.startMs);
+    expect(span!.firstMs).toBeGreaterThan(utterance!.voicedEndMs!);
+    expectSpokenReply(result, turn, utterance!.startMs!);
+    console.info(`[test/e2e] ${lang} spoken turn: agent audio ${span!.firstMs - utterance!.voicedEndMs!} ms after the caller's speech ended`);
+  }, 120_000);
+});
