@@ -19,6 +19,7 @@ import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type AckLibrary, attachAcknowledgement, prepareAcknowledgements } from './ack/index.js';
 import { type AppConfig, ConfigError, loadConfig, loadEnvFile, redactedConfig } from './config/index.js';
+import { protectBargeIn } from './audio/barge-in-output.js';
 import { attachJobTurnBudget, startWorkerMetrics } from './latency/worker.js';
 import { runAgentApp, runWorkerSettings } from './lifecycle/index.js';
 import { createAssistant, createSession } from './session.js';
@@ -103,6 +104,7 @@ export async function entry(ctx: JobContext<ProcessData>): Promise<void> {
     );
   }
   await session.start({ agent, room: ctx.room, ...caller.telephony?.startOptions });
+  protectBargeIn(session);
   greetSipCaller(session, caller);
   logger.info({ provider: config.tts.provider }, 'session started');
 }
