@@ -22,20 +22,20 @@ const WIDTH = 1600;
 const PANEL_HEIGHT = 340;
 const MARGIN = { left: 70, right: 20, top: 40, bottom: 70 };
 
-function fontFiles(): string[] {
+export function fontFiles(): string[] {
   const require = createRequire(import.meta.url);
   const dir = join(dirname(require.resolve('dejavu-fonts-ttf/package.json')), 'ttf');
   return [join(dir, 'DejaVuSans.ttf'), join(dir, 'DejaVuSans-Bold.ttf')];
 }
 
-const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+export const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 
-function text(x: number, y: number, s: string, opts: { size?: number; anchor?: string; bold?: boolean; rotate?: number } = {}): string {
+export function text(x: number, y: number, s: string, opts: { size?: number; anchor?: string; bold?: boolean; rotate?: number } = {}): string {
   const transform = opts.rotate ? ` transform="rotate(${opts.rotate} ${x} ${y})"` : '';
   return `<text x="${x.toFixed(1)}" y="${y.toFixed(1)}" font-family="DejaVu Sans" font-size="${opts.size ?? 12}" text-anchor="${opts.anchor ?? 'start'}"${opts.bold ? ' font-weight="bold"' : ''}${transform}>${esc(s)}</text>`;
 }
 
-function niceMax(v: number): number {
+export function niceMax(v: number): number {
   const step = v > 2000 ? 500 : v > 1000 ? 250 : v > 400 ? 100 : v > 100 ? 50 : 10;
   return Math.max(step, Math.ceil(v / step) * step);
 }

@@ -1,0 +1,156 @@
+/**
+ * The caller side of `npm run bench:room`, run INSIDE the stack's network namespace (libwebrtc
+ * gathers no loopback candidates): one rtc-node participant per strategy's room, each with a
+ * microphone that never stops sending and an ear on the agent's track. Turns run one at a time,
+ * in the plan's order, so the two strategies never compete for the 2 cores while measured.
+ *
+ *   tsx bench/room/driver.ts PLAN.json      (started by bench/room/main.ts through the stack)
+ *
+ * Reports on stdout, one JSON line each with a `bench` key (rtc-node logs JSON there too):
+ * `ready`, one `turn` per turn, then `done`; `error` if the run cannot go on.
+ */
+import {
+  AudioSource,
+  LocalAudioTrack,
+  ParticipantKind,
+  type RemoteParticipant,
+  type RemoteTrack,
+  Room,
+  RoomEvent,
+  TrackKind,
+  TrackPublishOptions,
+  TrackSource,
+  dispose,
+} from '@livekit/rtc-node';
+import { AccessToken, RoomAgentDispatch, RoomConfiguration } from 'livekit-server-sdk';
+import { readFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { decodeWav } from '../../src/local-voice/wav.js';
+import { Control } from './control.js';
+import { Ear } from './ear.js';
+import { Mic } from './mic.js';
+import type { Strategy, TurnSpec } from './plan.js';
+import { type Caller, type ClipData, runTurn } from './turn.js';
+
+export interface DriverPlan {
+  strategies: Strategy[];
+  turns: TurnSpec[];
+  clips: Record<string, { file: string; firstVoiced: number; lastVoiced: number }>;
+  threshold: number;
+  deadlineMs: number;
+}
+
+const emit = (kind: string, body: Record<string, unknown> = {}) => process.stdout.write(`${JSON.stringify({ bench: kind, ...body })}\n`);
+
+function need(name: string): string {
+  const value = process.env[name];
+  if (!value) throw new Error(`${name} is not set: run through the stack (bench/room/main.ts does)`);
+  return value;
+}
+
+async function token(room: string, agentName: string): Promise<string> {
+  const at = new AccessToken(need('LIVEKIT_API_KEY'), need('LIVEKIT_API_SECRET'), { identity: 'caller', ttl: 7200 });
+  at.addGrant({ roomJoin: true, room, canPublish: true, canSubscribe: true, canPublishData: true });
+  // The first join creates the room and dispatches this strategy's worker to it by name.
+  at.roomConfig = new RoomConfiguration({ agents: [new RoomAgentDispatch({ agentName })] });
+  return at.toJwt();
+}
+
+interface Joined extends Caller {
+  room: Room;
+  strategy: string;
+}
+
+async function join(strategy: Strategy, deadline: number): Promise<Joined> {
+  const room = new Room();
+  let agent: RemoteParticipant | undefined;
+  const track = new Promise<RemoteTrack>((resolve) => {
+    room.on(RoomEvent.TrackSubscribed, (t, _pub, participant) => {
+      if (t.kind !== TrackKind.KIND_AUDIO || participant.kind !== ParticipantKind.AGENT) return;
+      agent = participant;
+      resolve(t);
+    });
+  });
+  await room.connect(need('LIVEKIT_URL'), await token(strategy.room, strategy.agentName), { autoSubscribe: true, dynacast: false });
+  // Queue of one frame ahead at most: the Mic paces itself (see mic.ts).
+  const source = new AudioSource(48_000, 1, 200);
+  const mic = new Mic(source);
+  await room.localParticipant!.publishTrack(LocalAudioTrack.createAudioTrack('caller', source), new TrackPublishOptions({ source: TrackSource.SOURCE_MICROPHONE }));
+  mic.start();
+  const agentTrack = await Promise.race([track, new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), deadline - Date.now()))]);
+  if (!agentTrack) throw new Error(`${strategy.name}: the agent (${strategy.agentName}) published no audio track in time`);
+  const ear = new Ear(agentTrack);
+  const caller: Joined = { room, strategy: strategy.name, mic, ear, agentState: () => agent?.attributes['lk.agent.state'] };
+  // The session is up once the agent reports a state; the first turn must not race its start.
+  const listening = await ear.until(() => (caller.agentState() === 'listening' ? true : undefined), deadline);
+  if (!listening) throw new Error(`${strategy.name}: agent state is ${caller.agentState()}, not listening`);
+  return caller;
+}
+
+function loadClips(plan: DriverPlan): Map<string, ClipData> {
+  const clips = new Map<string, ClipData>();
+  for (const [key, clip] of Object.entries(plan.clips)) {
+    const { sampleRate, samples } = decodeWav(readFileSync(clip.file));
+    if (sampleRate !== 48_000) throw new Error(`${clip.file}: ${sampleRate} Hz, expected 48000`);
+    clips.set(key, { samples, firstVoiced: clip.firstVoiced, lastVoiced: clip.lastVoiced });
+  }
+  return clips;
+}
+
+/** Wall clock minus the monotonic clock's idea of it: the worker's atEpochMs rests on the latter. */
+const clockSkew = () => Date.now() - (performance.timeOrigin + performance.now());
+
+async function main(): Promise<void> {
+  const plan = JSON.parse(readFileSync(process.argv[2]!, 'utf8')) as DriverPlan;
+  const hardStop = setTimeout(() => {
+    emit('error', { error: `driver deadline of ${plan.deadlineMs} ms passed` });
+    process.exit(3);
+  }, plan.deadlineMs);
+  const control = new Control(need('STACK_OPENAI_URL'), need('STACK_CARTESIA_URL'));
+  const clips = loadClips(plan);
+  const skewAtStart = clockSkew();
+  const joinedAt = Date.now();
+  const callers = await Promise.all(plan.strategies.map((s) => join(s, Date.now() + 90_000)));
+  const byName = new Map(callers.map((c) => [c.strategy, c]));
+  emit('ready', { joinMs: Date.now() - joinedAt });
+
+  const loop = monitorEventLoopDelay({ resolution: 5 });
+  loop.enable();
+  const cpu = process.cpuUsage();
+  const cpuWall = Date.now();
+  for (const spec of plan.turns) {
+    let result;
+    try {
+      result = await runTurn(spec, byName.get(spec.strategy)!, control, clips, plan.threshold);
+    } catch (error) {
+      result = { id: spec.id, strategy: spec.strategy, kind: spec.kind, scenario: spec.scenario, language: spec.language, ok: false, error: String(error) };
+    }
+    // The machine's 1-minute load average as the turn ended: other work on the same 2 cores.
+    emit('turn', { ...result, load1: Math.round(loadavg()[0]! * 100) / 100 });
+  }
+  loop.disable();
+  const eventLoop = { p50Ms: loop.percentile(50) / 1e6, p99Ms: loop.percentile(99) / 1e6, maxMs: loop.max / 1e6 };
+  const used = process.cpuUsage(cpu);
+  // Share of one core the caller itself used (two rooms: Opus in and out, 200 frames/s each way).
+  const cpuShare = (used.user + used.system) / 1000 / (Date.now() - cpuWall);
+  const micStalls = callers.reduce((n, c) => n + c.mic.stalls, 0);
+  for (const caller of callers) {
+    caller.ear.close();
+    await caller.mic.stop();
+    await caller.room.disconnect();
+  }
+  clearTimeout(hardStop);
+  emit('done', { eventLoop, micStalls, cpuShare, clockSkewDriftMs: clockSkew() - skewAtStart });
+}
+
+main().then(
+  async () => {
+    await Promise.race([dispose(), new Promise((resolve) => setTimeout(resolve, 2000))]).catch(() => {});
+    process.exit(0);
+  },
+  (error: unknown) => {
+    emit('error', { error: error instanceof Error ? (error.stack ?? error.message) : String(error) });
+    process.exit(1);
+  },
+);

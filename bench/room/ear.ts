@@ -1,0 +1,141 @@
+/**
+ * The participant's ear on the agent's track: every 10 ms frame with its arrival time and RMS.
+ * Frames flow even while the agent is silent (the subscriber's jitter buffer plays out silence),
+ * so energy, not arrival, tells speech.
+ */
+import { AudioStream, type RemoteTrack } from '@livekit/rtc-node';
+
+export interface Heard {
+  /** Date.now() when the frame was read. */
+  at: number;
+  rms: number;
+  ms: number;
+  /** Position since the last mark. */
+  index: number;
+}
+
+type Waiter = { check: () => boolean };
+
+export function rms(samples: Int16Array): number {
+  let sum = 0;
+  for (const s of samples) sum += s * s;
+  return samples.length === 0 ? 0 : Math.sqrt(sum / samples.length);
+}
+
+export class Ear {
+  /** Frames since the last {@link mark}. */
+  frames: Heard[] = [];
+  #waiters = new Set<Waiter>();
+  #closed = false;
+  #stream: AudioStream;
+  /** Largest gap between two frame reads (event-loop stalls make reads bunch up). */
+  maxReadGapMs = 0;
+  #lastAt = 0;
+
+  constructor(track: RemoteTrack) {
+    this.#stream = new AudioStream(track, { sampleRate: 48_000, numChannels: 1, frameSizeMs: 10 });
+    void this.#read();
+  }
+
+  async #read(): Promise<void> {
+    for await (const frame of this.#stream) {
+      if (this.#closed) break;
+      const at = Date.now();
+      if (this.#lastAt) this.maxReadGapMs = Math.max(this.maxReadGapMs, at - this.#lastAt);
+      this.#lastAt = at;
+      this.frames.push({ at, rms: rms(frame.data), ms: (frame.samplesPerChannel * 1000) / frame.sampleRate, index: this.frames.length });
+      for (const waiter of [...this.#waiters]) if (waiter.check()) this.#waiters.delete(waiter);
+    }
+  }
+
+  /** Forgets the frames so far (turn boundaries); indices in later results count from here. */
+  mark(): void {
+    this.frames = [];
+  }
+
+  /**
+   * Resolves with the first result `probe` gives (called on every new frame and at once), or
+   * undefined when `deadline` (Date.now() ms) passes first.
+   */
+  until<T>(probe: () => T | undefined, deadline: number): Promise<T | undefined> {
+    return new Promise((resolve) => {
+      let timer: NodeJS.Timeout | undefined;
+      const waiter: Waiter = {
+        check: () => {
+          const value = probe();
+          if (value === undefined) return false;
+          clearTimeout(timer);
+          resolve(value);
+          return true;
+        },
+      };
+      if (waiter.check()) return;
+      this.#waiters.add(waiter);
+      timer = setTimeout(() => {
+        this.#waiters.delete(waiter);
+        resolve(probe());
+      }, Math.max(0, deadline - Date.now()));
+    });
+  }
+
+  /**
+   * When `frame` really arrived. Reads lag arrival whenever this process's event loop is busy,
+   * and frames that waited are then read in a burst. The subscriber plays frames out at real
+   * time, so frame j arrives at least (j - i) frame lengths after frame i: any later frame read
+   * promptly bounds frame i's arrival from above. Uses the next second of frames.
+   */
+  arrivalOf(frame: Heard): number {
+    let best = frame.at;
+    let after = 0;
+    for (let j = frame.index + 1; j < Math.min(this.frames.length, frame.index + 100); j++) {
+      after += this.frames[j - 1]!.ms;
+      best = Math.min(best, this.frames[j]!.at - after);
+    }
+    return best;
+  }
+
+  /** First frame at or above `threshold` that arrived after `after`. */
+  firstLoud(after: number, threshold: number, from = 0): Heard | undefined {
+    for (let i = from; i < this.frames.length; i++) {
+      const f = this.frames[i]!;
+      if (f.at > after && f.rms >= threshold) return f;
+    }
+    return undefined;
+  }
+
+  /** First frame after `after` that starts a run of quiet frames lasting `quietMs`. */
+  firstQuietRun(after: number, threshold: number, quietMs: number): Heard | undefined {
+    let start = -1;
+    let run = 0;
+    for (let i = 0; i < this.frames.length; i++) {
+      const f = this.frames[i]!;
+      if (f.at <= after) continue;
+      if (f.rms >= threshold) {
+        start = -1;
+        run = 0;
+        continue;
+      }
+      if (start < 0) start = i;
+      run += f.ms;
+      if (run >= quietMs) return this.frames[start];
+    }
+    return undefined;
+  }
+
+  /** Quiet for the last `quietMs` (and at least that much heard since the mark). */
+  quietFor(threshold: number, quietMs: number): boolean {
+    let run = 0;
+    for (let i = this.frames.length - 1; i >= 0; i--) {
+      if (this.frames[i]!.rms >= threshold) return false;
+      run += this.frames[i]!.ms;
+      if (run >= quietMs) return true;
+    }
+    return false;
+  }
+
+  close(): void {
+    this.#closed = true;
+    // The read loop holds the stream's reader: it stops at the next frame, and leaving the
+    // for-await cancels the stream.
+  }
+}
