@@ -89,6 +89,7 @@ export async function entry(ctx: JobContext<ProcessData>): Promise<void> {
       llm: new openai.LLM({ apiKey: config.openai.apiKey, baseURL: config.openai.baseURL, model: config.openai.llmModel }),
       tts: voice.tts,
     },
+    { bargeInMinSpeechMs: config.bargeIn.minSpeechMs },
   );
   const agent = createAssistant();
   // One log line per turn (and METRICS_PORT pushes); the ack joins once its audio is ready, never

@@ -13,6 +13,14 @@ export interface PipelineComponents {
   tts: tts.TTS;
 }
 
+export interface SessionSettings {
+  /**
+   * Caller speech over the agent, in ms, after which the agent pauses (and, once the caller's
+   * words confirm it, stops; a cough resumes the reply). @defaultValue the framework's 500
+   */
+  bargeInMinSpeechMs?: number;
+}
+
 export const ASSISTANT_INSTRUCTIONS = [
   'You are a friendly voice assistant. Everything you write is spoken aloud by a text-to-speech',
   'voice, so write for the ear: plain sentences, no markdown, lists, tables, emoji, code or links.',
@@ -39,7 +47,7 @@ export function createAssistant(): voice.Agent {
  * self-hosted server or an offline run does not have. Silero VAD ends turns when present; the
  * STT's end of speech otherwise.
  */
-export function createSession(components: PipelineComponents): voice.AgentSession {
+export function createSession(components: PipelineComponents, settings: SessionSettings = {}): voice.AgentSession {
   return new voice.AgentSession({
     vad: components.vad ?? null,
     stt: components.stt,
@@ -47,7 +55,7 @@ export function createSession(components: PipelineComponents): voice.AgentSessio
     tts: components.tts,
     turnHandling: {
       turnDetection: components.vad ? 'vad' : 'stt',
-      interruption: { mode: 'vad' },
+      interruption: { mode: 'vad', ...(settings.bargeInMinSpeechMs !== undefined ? { minDuration: settings.bargeInMinSpeechMs } : {}) },
     },
   });
 }

@@ -42,6 +42,7 @@ export function redactedConfig(config: AppConfig): Record<string, unknown> {
     },
     chunking: { ...config.chunking },
     ack: { ...config.ack },
+    bargeIn: { ...config.bargeIn },
     metrics: { ...config.metrics },
     web: { ...config.web, livekitUrl: maskUrl(config.web.livekitUrl) },
     sip: {

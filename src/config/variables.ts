@@ -54,6 +54,7 @@ export const ENV_SCHEMA = z.object({
   CHUNK_ADAPTIVE: onOff(),
   ACK_MODE: choice(['off', 'always', 'slow'] as const),
   ACK_SLOW_MS: wholeNumber(0, 10_000, 'milliseconds'),
+  BARGE_IN_MIN_SPEECH_MS: wholeNumber(50, 5000, 'milliseconds'),
   METRICS_PORT: wholeNumber(1, 65535, 'port'),
   METRICS_HOST: choice(METRICS_HOSTS),
   LOG_LEVEL: choice(LOG_LEVELS),
