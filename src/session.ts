@@ -16,7 +16,8 @@ export interface PipelineComponents {
 export interface SessionSettings {
   /**
    * Caller speech over the agent, in ms, after which the agent pauses (and, once the caller's
-   * words confirm it, stops; a cough resumes the reply). @defaultValue the framework's 500
+   * words confirm it, stops; a cough resumes the reply). @defaultValue the framework's 500 (the
+   * worker passes BARGE_IN_MIN_SPEECH_MS, 150 unless set)
    */
   bargeInMinSpeechMs?: number;
 }

@@ -159,7 +159,7 @@ function buildConfig(env: ParsedEnv, provider: TtsProvider): AppConfig {
     },
     chunking: { policy: env.CHUNK_POLICY ?? d.chunkPolicy, adaptive: env.CHUNK_ADAPTIVE === 'on' },
     ack: { mode: env.ACK_MODE ?? d.ackMode, slowMs: env.ACK_SLOW_MS ?? d.ackSlowMs },
-    bargeIn: { minSpeechMs: env.BARGE_IN_MIN_SPEECH_MS },
+    bargeIn: { minSpeechMs: env.BARGE_IN_MIN_SPEECH_MS ?? d.bargeInMinSpeechMs },
     metrics: { port: env.METRICS_PORT, host: env.METRICS_HOST ?? d.metricsHost },
     web: {
       host: env.WEB_HOST ?? d.webHost,

@@ -50,8 +50,8 @@ export interface AppConfig {
   /** `adaptive`: size each reply's first chunk from measured LLM rate and provider latency. */
   chunking: { policy: ChunkPolicy; adaptive: boolean };
   ack: { mode: AckMode; slowMs: number };
-  /** Caller speech over the agent (ms) that pauses it; unset keeps the framework's 500. */
-  bargeIn: { minSpeechMs?: number };
+  /** Caller speech over the agent (ms) that pauses it (a cough resumes the reply). */
+  bargeIn: { minSpeechMs: number };
   /** `port` unset: no Prometheus endpoint. */
   metrics: { port?: number; host: MetricsHost };
   web: {
