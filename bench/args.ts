@@ -1,4 +1,5 @@
 /** Command line of `npm run bench`: every flag validated, one clear error for the first bad one. */
+import { ArgsError, readFlags } from './flags.js';
 import { SCENARIOS } from './scenarios.js';
 import { DEFAULT_STRATEGIES, STRATEGY_NAMES, type StrategyName } from './strategies.js';
 
@@ -83,47 +84,33 @@ Output
   --help                   this text
 `;
 
-export class ArgsError extends Error {}
+export { ArgsError } from './flags.js';
 
 export function parseArgs(argv: readonly string[]): BenchArgs | 'help' {
   const args: BenchArgs = { ...DEFAULT_ARGS };
   const scenarioNames = SCENARIOS.map((s) => s.name);
-  for (let i = 0; i < argv.length; i++) {
-    const flag = argv[i]!;
-    const value = (): string => {
-      const v = argv[++i];
-      if (v === undefined || v.startsWith('--')) throw new ArgsError(`${flag} needs a value`);
-      return v;
-    };
-    const num = (min: number, max: number, integer = false): number => {
-      const raw = value();
-      const n = Number(raw);
-      if (!Number.isFinite(n) || n < min || n > max || (integer && !Number.isInteger(n))) {
-        throw new ArgsError(`${flag} must be ${integer ? 'an integer' : 'a number'} in [${min}, ${max}], got ${JSON.stringify(raw)}`);
-      }
-      return n;
-    };
-    switch (flag) {
+  const help = readFlags(argv, (read) => {
+    switch (read.flag) {
       case '--help':
       case '-h':
         return 'help';
       case '--json':
-        args.json = value();
+        args.json = read.value();
         break;
       case '--turns':
-        args.turns = value();
+        args.turns = read.value();
         break;
       case '--out':
-        args.outDir = value();
+        args.outDir = read.value();
         break;
       case '--reps':
-        args.reps = num(1, 1000, true);
+        args.reps = read.num(1, 1000, true);
         break;
       case '--lanes':
-        args.lanes = num(1, 256, true);
+        args.lanes = read.num(1, 256, true);
         break;
       case '--tps': {
-        const list = value().split(',').map((s) => Number(s.trim()));
+        const list = read.value().split(',').map((s) => Number(s.trim()));
         if (list.length === 0 || list.some((n) => !Number.isFinite(n) || n < 1 || n > 1000)) {
           throw new ArgsError('--tps must be a comma-separated list of rates in [1, 1000]');
         }
@@ -131,46 +118,40 @@ export function parseArgs(argv: readonly string[]): BenchArgs | 'help' {
         break;
       }
       case '--first-token-ms':
-        args.firstTokenMs = num(0, 10_000);
+        args.firstTokenMs = read.num(0, 10_000);
         break;
       case '--llm-jitter':
-        args.llmJitter = num(0, 0.9);
+        args.llmJitter = read.num(0, 0.9);
         break;
       case '--first-byte-ms':
-        args.firstByteMs = num(0, 10_000);
+        args.firstByteMs = read.num(0, 10_000);
         break;
       case '--rtf':
-        args.realTimeFactor = num(0, 2);
+        args.realTimeFactor = read.num(0, 2);
         break;
       case '--ms-per-char-ko':
-        args.msPerCharKo = num(1, 1000);
+        args.msPerCharKo = read.num(1, 1000);
         break;
       case '--ms-per-char-en':
-        args.msPerCharEn = num(1, 1000);
+        args.msPerCharEn = read.num(1, 1000);
         break;
       case '--gap-tolerance-ms':
-        args.gapToleranceMs = num(0, 1000);
+        args.gapToleranceMs = read.num(0, 1000);
         break;
       case '--strategies':
-        args.strategies = pickList(value(), STRATEGY_NAMES, flag);
+        args.strategies = pickList(read.value(), STRATEGY_NAMES, read.flag);
         break;
-      case '--scenarios': {
-        const raw = value();
-        const wanted = raw.split(',').map((s) => s.trim());
-        const picked = scenarioNames.filter((n) => wanted.some((w) => n === w || n.startsWith(`${w}-`)));
-        const unknown = wanted.filter((w) => !scenarioNames.some((n) => n === w || n.startsWith(`${w}-`)));
-        if (unknown.length) throw new ArgsError(`--scenarios: unknown ${unknown.join(', ')} (known: ${scenarioNames.join(', ')})`);
-        args.scenarios = picked;
+      case '--scenarios':
+        args.scenarios = read.scenarios(scenarioNames);
         break;
-      }
       case '--seed':
-        args.seed = num(0, 2 ** 31, true);
+        args.seed = read.num(0, 2 ** 31, true);
         break;
       case '--load-streams':
-        args.loadStreams = num(1, 1000, true);
+        args.loadStreams = read.num(1, 1000, true);
         break;
       case '--load-rtf':
-        args.loadRealTimeFactor = num(0, 2);
+        args.loadRealTimeFactor = read.num(0, 2);
         break;
       case '--skip-load':
         args.skipLoad = true;
@@ -179,9 +160,10 @@ export function parseArgs(argv: readonly string[]): BenchArgs | 'help' {
         args.skipLatency = true;
         break;
       default:
-        throw new ArgsError(`unknown option ${flag} (see --help)`);
+        throw new ArgsError(`unknown option ${read.flag} (see --help)`);
     }
-  }
+  });
+  if (help) return 'help';
   if (args.skipLoad && args.skipLatency) throw new ArgsError('--skip-load and --skip-latency together leave nothing to run');
   return args;
 }

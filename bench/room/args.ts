@@ -1,4 +1,5 @@
 /** Command line of `npm run bench:room`: every flag validated, one clear error for the first bad one. */
+import { ArgsError, readFlags } from '../flags.js';
 import { SCENARIOS } from '../scenarios.js';
 
 export interface RoomArgs {
@@ -80,76 +81,59 @@ Output
   --help                 this text
 `;
 
-export class ArgsError extends Error {}
+export { ArgsError } from '../flags.js';
 
 export function parseRoomArgs(argv: readonly string[]): RoomArgs | 'help' {
   const args: RoomArgs = { ...DEFAULT_ROOM_ARGS };
   const names = SCENARIOS.map((s) => s.name);
-  for (let i = 0; i < argv.length; i++) {
-    const flag = argv[i]!;
-    const value = (): string => {
-      const v = argv[++i];
-      if (v === undefined || v.startsWith('--')) throw new ArgsError(`${flag} needs a value`);
-      return v;
-    };
-    const num = (min: number, max: number, integer = false): number => {
-      const raw = value();
-      const n = Number(raw);
-      if (!Number.isFinite(n) || n < min || n > max || (integer && !Number.isInteger(n))) {
-        throw new ArgsError(`${flag} must be ${integer ? 'an integer' : 'a number'} in [${min}, ${max}], got ${JSON.stringify(raw)}`);
-      }
-      return n;
-    };
-    switch (flag) {
+  const help = readFlags(argv, (read) => {
+    switch (read.flag) {
       case '--help':
       case '-h':
         return 'help';
       case '--turns':
-        args.turns = num(1, 1000, true);
+        args.turns = read.num(1, 1000, true);
         break;
       case '--barge-ins':
-        args.bargeIns = num(0, 1000, true);
+        args.bargeIns = read.num(0, 1000, true);
         break;
       case '--seed':
-        args.seed = num(0, 2 ** 31, true);
+        args.seed = read.num(0, 2 ** 31, true);
         break;
       case '--json':
-        args.json = value();
+        args.json = read.value();
         break;
       case '--out':
-        args.outDir = value();
+        args.outDir = read.value();
         break;
-      case '--scenarios': {
-        const wanted = value().split(',').map((s) => s.trim());
-        const unknown = wanted.filter((w) => !names.some((n) => n === w || n.startsWith(`${w}-`)));
-        if (unknown.length) throw new ArgsError(`--scenarios: unknown ${unknown.join(', ')} (known: ${names.join(', ')})`);
-        args.scenarios = names.filter((n) => wanted.some((w) => n === w || n.startsWith(`${w}-`)));
+      case '--scenarios':
+        args.scenarios = read.scenarios(names);
         break;
-      }
       case '--first-token-ms':
-        args.firstTokenMs = num(0, 10_000);
+        args.firstTokenMs = read.num(0, 10_000);
         break;
       case '--tps':
-        args.tokensPerSecond = num(1, 1000);
+        args.tokensPerSecond = read.num(1, 1000);
         break;
       case '--first-byte-ms':
-        args.firstByteMs = num(0, 10_000);
+        args.firstByteMs = read.num(0, 10_000);
         break;
       case '--rtf':
-        args.realTimeFactor = num(0, 2);
+        args.realTimeFactor = read.num(0, 2);
         break;
       case '--ms-per-char-ko':
-        args.msPerCharKo = num(1, 1000);
+        args.msPerCharKo = read.num(1, 1000);
         break;
       case '--ms-per-char-en':
-        args.msPerCharEn = num(1, 1000);
+        args.msPerCharEn = read.num(1, 1000);
         break;
       case '--threshold':
-        args.threshold = num(1, 32767);
+        args.threshold = read.num(1, 32767);
         break;
       default:
-        throw new ArgsError(`unknown option ${flag} (see --help)`);
+        throw new ArgsError(`unknown option ${read.flag} (see --help)`);
     }
-  }
+  });
+  if (help) return 'help';
   return args;
 }

@@ -9,7 +9,7 @@
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { it } from 'vitest';
+import { requireForSuite } from '../helpers/requires.js';
 import { type ExecOptions, type ExecResult, execCapture } from '../../scripts/stack/exec.js';
 import { LIVEKIT_BIN, LIVEKIT_VERSION, REPO_ROOT, TSX_BIN } from '../../scripts/stack/layout.js';
 import { runSync } from '../../scripts/stack/netns.js';
@@ -131,14 +131,9 @@ export function missingForStack(extra: { chromium?: boolean } = {}): string[] {
  */
 export function requireStack(extra: { chromium?: boolean } = {}): boolean {
   const missing = missingForStack(extra);
-  if (missing.length === 0) return true;
-  const message = `real LiveKit stack unavailable, missing: ${missing.join('; ')}. Install as root with: bash scripts/livekit/install.sh${extra.chromium ? ' && bash scripts/ensure-chromium.sh' : ''}`;
-  if (process.env.CI) {
-    it('has what the real LiveKit stack needs (CI)', () => {
-      throw new Error(`[test/e2e] ${message}`);
-    });
-  } else {
-    console.warn(`[test/e2e] SKIPPED: ${message}`);
-  }
-  return false;
+  const install = `bash scripts/livekit/install.sh${extra.chromium ? ' && bash scripts/ensure-chromium.sh' : ''}`;
+  return requireForSuite(
+    'test/e2e',
+    missing.length === 0 ? undefined : `real LiveKit stack unavailable, missing: ${missing.join('; ')}. Install as root with: ${install}`,
+  );
 }

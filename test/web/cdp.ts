@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import WebSocket from 'ws';
 
 /** The flags the project runs Chromium with: headless, sandbox-less (root in CI), and quiet. */
-export const CHROMIUM_FLAGS = [
+export const HEADLESS_FLAGS = [
   '--headless',
   '--no-sandbox',
   '--disable-gpu',
@@ -14,8 +14,10 @@ export const CHROMIUM_FLAGS = [
   '--disable-sync',
   '--no-first-run',
   '--no-default-browser-check',
-  '--remote-debugging-port=0',
 ];
+
+/** ...with DevTools on a port of its own (this CDP client connects to it). */
+export const CHROMIUM_FLAGS = [...HEADLESS_FLAGS, '--remote-debugging-port=0'];
 
 /**
  * For a page that talks to a real agent: a fake microphone (a tone) granted without a prompt,

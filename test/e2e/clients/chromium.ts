@@ -7,20 +7,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
+import { FAKE_MEDIA_FLAGS, HEADLESS_FLAGS } from '../../web/cdp.js';
 
-/** The project's headless flags (test/web/cdp.ts) plus what WebRTC needs without a person. */
+/** The project's headless flags plus what WebRTC needs without a person. */
 export const WEBRTC_CHROMIUM_FLAGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-  '--no-default-browser-check',
-  '--use-fake-ui-for-media-stream',
-  '--use-fake-device-for-media-stream',
-  '--autoplay-policy=no-user-gesture-required',
+  ...HEADLESS_FLAGS,
+  ...FAKE_MEDIA_FLAGS,
   // Host candidates with IP addresses, not .local names nobody in the namespace resolves.
   '--disable-features=WebRtcHideLocalIpsWithMdns',
   '--disable-quic',
