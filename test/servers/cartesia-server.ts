@@ -6,7 +6,6 @@
  * msPerChar)` in the requested encoding, so a test can tell which sent chunk produced each sample.
  */
 import { type IncomingMessage, type Server, type ServerResponse, createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer } from 'ws';
 import { CartesiaConnection } from './cartesia/connection.js';
@@ -20,6 +19,7 @@ import {
 } from './cartesia/options.js';
 import { errors, newRequestId } from './cartesia/protocol.js';
 import { seededRandom } from './cartesia/timing.js';
+import { listenOnLoopback } from './listen.js';
 
 export {
   CARTESIA_SERVER_DEFAULTS,
@@ -177,15 +177,7 @@ export async function startCartesiaServer(
 
   const server: Server = createServer(onRequest);
   server.on('upgrade', onUpgrade);
-  server.on('clientError', (_error, socket) => socket.destroy());
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(requestedPort, '127.0.0.1', () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const port = (server.address() as AddressInfo).port;
+  const port = await listenOnLoopback(server, requestedPort);
 
   const dropAllConnections = (): void => {
     for (const connection of connections) connection.terminate();

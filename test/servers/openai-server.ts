@@ -12,7 +12,6 @@
  *   as its own process.
  */
 import { type IncomingMessage, type Server, type ServerResponse, STATUS_CODES, createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer } from 'ws';
 import { serveChat } from './openai/chat.js';
@@ -34,6 +33,7 @@ import type { Replay } from './openai/replay.js';
 import { type ScriptEntry, assertScript } from './openai/script.js';
 import { TranscriptQueue } from './openai/transcripts.js';
 import { serveTranscription } from './openai/transcriptions.js';
+import { listenOnLoopback } from './listen.js';
 
 export { OPENAI_SERVER_DEFAULTS, type OpenAIServerOptions, type ChatRequestRecord, type UtteranceRecord, type RealtimeSessionRecord, type TranscriptionRequestRecord } from './openai/options.js';
 export { DEFAULT_REPLIES, type ScriptEntry, parseScriptJson } from './openai/script.js';
@@ -194,15 +194,7 @@ export async function startOpenAIServer(options: Partial<OpenAIServerOptions> & 
     route(req, res).catch(() => res.destroy());
   });
   server.on('upgrade', onUpgrade);
-  server.on('clientError', (_error, socket) => socket.destroy());
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(requestedPort, '127.0.0.1', () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const port = (server.address() as AddressInfo).port;
+  const port = await listenOnLoopback(server, requestedPort);
 
   const dropAllConnections = (): void => {
     for (const connection of connections) connection.terminate();

@@ -16,6 +16,7 @@ import {
   type ResembleServerOptions,
 } from './resemble/options.js';
 import { ResembleSession } from './resemble/session.js';
+import { listenOnLoopback } from './listen.js';
 
 export type {
   ReceivedRequest,
@@ -175,12 +176,6 @@ export async function startResembleServer(
   const http = createServer((_req, res) => {
     res.writeHead(426, { 'Content-Type': 'text/plain' }).end('WebSocket upgrade required on /stream');
   });
-  await new Promise<void>((resolve, reject) => {
-    http.once('error', reject);
-    http.listen(port, '127.0.0.1', () => {
-      http.off('error', reject);
-      resolve();
-    });
-  });
+  await listenOnLoopback(http, port);
   return new LocalResembleServer(http, { ...RESEMBLE_SERVER_DEFAULTS, ...knobs });
 }
