@@ -4,6 +4,7 @@
  * so energy, not arrival, tells speech.
  */
 import { AudioStream, type RemoteTrack } from '@livekit/rtc-node';
+import { arrivalOf } from '../../test/helpers/frame-arrival.js';
 
 export interface Heard {
   /** Date.now() when the frame was read. */
@@ -78,20 +79,9 @@ export class Ear {
     });
   }
 
-  /**
-   * When `frame` really arrived. Reads lag arrival whenever this process's event loop is busy,
-   * and frames that waited are then read in a burst. The subscriber plays frames out at real
-   * time, so frame j arrives at least (j - i) frame lengths after frame i: any later frame read
-   * promptly bounds frame i's arrival from above. Uses the next second of frames.
-   */
+  /** When `frame` really arrived (its read time bounded by the frames read after it). */
   arrivalOf(frame: Heard): number {
-    let best = frame.at;
-    let after = 0;
-    for (let j = frame.index + 1; j < Math.min(this.frames.length, frame.index + 100); j++) {
-      after += this.frames[j - 1]!.ms;
-      best = Math.min(best, this.frames[j]!.at - after);
-    }
-    return best;
+    return arrivalOf(this.frames, frame.index);
   }
 
   /** First frame at or above `threshold` that arrived after `after`. */

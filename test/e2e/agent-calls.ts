@@ -55,7 +55,7 @@ export async function synthesizeSpeech(texts: { text: string; language: VoiceLan
 
 // ---- what agent-call reports ------------------------------------------------------------
 
-/** [ms since t0, RMS, Hz (0 when quiet)] of one 20 ms frame of the agent's track. */
+/** [ms since t0 when it arrived, RMS, Hz (0 when quiet)] of one 20 ms frame of the agent's track. */
 export type Frame = [number, number, number];
 
 export interface Transcript {

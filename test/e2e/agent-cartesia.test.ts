@@ -58,6 +58,14 @@ const STORY = {
     'One day she met an old turtle who knew every story of the valley. The turtle told her about the mountains, the rain and the long winters. ' +
     'They became friends and met at the river every day after that.',
 };
+/**
+ * @livekit/agents 1.9 ignores the caller's voice for the first 3 s of a session's first speech
+ * (`aecWarmupDuration`, while a browser's echo canceller converges): a barge-in earlier than that
+ * is held until the warm-up ends (the agent then fell silent ~1.5 s after a caller who cut in at
+ * 1.5 s). Cutting in after it measures the barge-in itself.
+ */
+const BARGE_IN_AFTER_MS = 3300;
+
 /** The caller talks for about 4 s: the agent must fall silent within that even when Silero runs late on a loaded machine. */
 const SHORT = { user: 'Stop, please, tell me something much shorter instead of the whole story', heard: 'Please tell me something short instead.', reply: 'Of course. In short, a fox and a turtle became friends.' };
 /**
@@ -143,7 +151,7 @@ describe.skipIf(!available)('the production worker in real rooms (Cartesia fake,
       '--openai-script', JSON.stringify(script),
       '--transcripts', JSON.stringify([SHORT.heard]),
       '--barge-in', speech.get(SHORT.user)!.file,
-      '--barge-in-after-ms', '1500',
+      '--barge-in-after-ms', String(BARGE_IN_AFTER_MS),
       '--replies', '2',
     ]);
 

@@ -20,8 +20,8 @@
  *
  * A reply has finished when the agent's `lk.agent.state` leaves `speaking` (an interrupted reply
  * too) and its `lk.transcription` streams are closed. Reported, all times in ms from `t0Epoch`:
- * `frames` ([t, rms, hz] per 20 ms frame of the agent's track at 48 kHz; hz from zero crossings
- * when loud), `states`, `transcripts` (every `lk.transcription` stream: speaker, text, final),
+ * `frames` ([t, rms, hz] per 20 ms frame of the agent's track at 48 kHz; t when it arrived, not
+ * when it was read (test/helpers/frame-arrival.ts); hz from zero crossings when loud), `states`, `transcripts` (every `lk.transcription` stream: speaker, text, final),
  * `speech` (when the published utterances started and ended, voiced part included), `chatMs`,
  * `sigtermMs`, `leftEpoch`, and the fakes' stats plus the Cartesia messages of this call.
  */
@@ -45,6 +45,7 @@ import {
 import { decodeWav, encodeWav } from '../../../src/local-voice/wav.js';
 import { AGENT_STATE, callerToken, cartesiaControl, isAgent, openaiControl, zeroCrossingHz } from './agent.js';
 import { need, parseArgs, rms, runClient } from './common.js';
+import { settledArrivals } from '../../helpers/frame-arrival.js';
 
 const args = parseArgs();
 const threshold = Number(args.threshold ?? 300);
@@ -58,6 +59,7 @@ const VOICED_RMS = 500;
 
 const t0 = Date.now();
 const now = () => Date.now() - t0;
+
 
 /** Waits for `condition` (re-checked on every `wake()`), bounded; the error says what was awaited. */
 class Conditions {
@@ -183,6 +185,12 @@ interface Transcript {
   text: string;
 }
 
+/** Frames stamped by arrival: reads that waited for a busy event loop share a millisecond. */
+function withArrivals(frames: [number, number, number][]): [number, number, number][] {
+  const arrivals = settledArrivals(frames.map(([at]) => ({ at, ms: 20 })));
+  return frames.map(([, level, hz], i) => [arrivals[i]!, level, hz]);
+}
+
 const cartesia = Boolean(process.env.STACK_CARTESIA_URL);
 const cartesiaStats = async () => (cartesia ? ((await cartesiaControl('/_control/stats')) as Record<string, number>) : undefined);
 
@@ -282,7 +290,7 @@ runClient('agent-call', timeoutMs, async () => {
       states,
       transcripts,
       speech: mic.utterances,
-      frames,
+      frames: withArrivals(frames),
       cartesia: cartesia ? { before: cartesiaBefore, after: cartesiaAfter, messages: cartesiaMessages } : undefined,
       openai: { before: openaiBefore, after: openaiStats },
       ...extra,
