@@ -9,6 +9,7 @@
  */
 import { AudioFrame } from '@livekit/rtc-node';
 import { voice } from '@livekit/agents';
+import { now as timelineNow, toEpoch } from '../tts/timeline.js';
 
 export type PlayoutMode = 'realtime' | 'instant';
 
@@ -26,7 +27,7 @@ export interface RecordingAudioOutputOptions {
   playout: PlayoutMode;
   /**
    * Clock for every recorded timestamp, in milliseconds.
-   * @defaultValue Date.now
+   * @defaultValue the timeline clock (src/tts/timeline.ts `now`)
    */
   now: () => number;
 }
@@ -34,7 +35,7 @@ export interface RecordingAudioOutputOptions {
 const DEFAULT_RECORDING_OPTIONS: RecordingAudioOutputOptions = {
   sampleRate: undefined,
   playout: 'realtime',
-  now: () => Date.now(),
+  now: timelineNow,
 };
 
 export interface RecordedFrame {
@@ -150,7 +151,8 @@ export class RecordingAudioOutput extends voice.AudioOutput {
 
     if (segment.frames.length === 1) {
       segment.startedAt = playAt;
-      this.onPlaybackStarted(Date.now());
+      // The event's time is epoch ms (LiveKit's contract): when this frame plays, on the wall clock.
+      this.onPlaybackStarted(toEpoch(playAt - now + timelineNow()));
     }
   }
 

@@ -76,7 +76,7 @@ export async function runDemo(opts: DemoRunOptions): Promise<DemoRunResult> {
 
     // No microphone: turns arrive as text, so the STT is never fed. The framework's fake fills the slot.
     const session = createSession({ stt: new stt.testing.FakeSTT(), llm: model, tts: voiceOut.tts });
-    const output = new RecordingAudioOutput({ playout: opts.playout ?? 'realtime', now: () => performance.now() });
+    const output = new RecordingAudioOutput({ playout: opts.playout ?? 'realtime' });
     session.output.audio = output;
     session.on(voice.AgentSessionEventTypes.Error, (ev: voice.ErrorEvent) => {
       const error = (ev.error as { error?: unknown }).error;

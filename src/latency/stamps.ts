@@ -7,6 +7,7 @@
  * Pure: building a report from stamps does no I/O. Stamps are `performance.now()` milliseconds;
  * a stamp the pipeline could not observe is absent, and so is every stage that needs it.
  */
+import { toEpoch } from '../tts/timeline.js';
 
 export const STAMP_NAMES = [
   /** The user stopped speaking (VAD/STT end of speech, as LiveKit's EOU metrics report it). */
@@ -167,7 +168,7 @@ export function buildTurnReport(input: TurnReportInput): TurnReport {
     generationId: input.generationId,
     stamps: relative,
     at: zero,
-    atEpochMs: round(performance.timeOrigin + zero),
+    atEpochMs: round(toEpoch(zero)),
     stages,
     firstAudioMs: since(replyAudio),
     firstAudioAt,

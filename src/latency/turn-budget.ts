@@ -18,9 +18,9 @@
 import { log, type metrics, type tts, voice } from '@livekit/agents';
 import type { EventEmitter as TypedEmitter } from 'node:events';
 import { EventEmitter } from 'node:events';
-import { type TimelineEvents, now } from '../tts/timeline.js';
+import { type TimelineEvents, fromEpoch, now } from '../tts/timeline.js';
 import { type AckSummary, type LiveKitTurnMetrics, type TurnReport, type TurnStamps, buildTurnReport } from './stamps.js';
-import { type AckSignal, type LlmGeneration, type UserTurnCompleted, fromEpoch, observeAgentTurns } from './turn-signals.js';
+import { type AckSignal, type LlmGeneration, type UserTurnCompleted, observeAgentTurns } from './turn-signals.js';
 
 type Logger = Pick<ReturnType<typeof log>, 'info'>;
 
@@ -84,7 +84,12 @@ export class TurnBudget extends EventEmitter<TurnBudgetEvents> {
   #previousTurnAt = -Infinity;
   #earlyAck: AckSignal | undefined;
   #output: voice.AudioOutput | null = null;
-  readonly #onOutputStarted = (): void => this.#onPlaybackStarted(now());
+  /**
+   * When the sink says playback began (its event's time), not when this listener ran: the
+   * session's own listeners run first and took 8 ms on a loaded CI machine.
+   */
+  readonly #onOutputStarted = (ev?: voice.PlaybackStartedEvent): void =>
+    this.#onPlaybackStarted(ev?.createdAt !== undefined ? Math.min(now(), fromEpoch(ev.createdAt)) : now());
   #closed = false;
 
   /** @internal use {@link attachTurnBudget} */
@@ -268,7 +273,8 @@ export class TurnBudget extends EventEmitter<TurnBudgetEvents> {
     if (stamps.playbackStarted !== undefined) return;
     // Without a TTS timeline the reply's first frame is unknown: the next start after the ack is it.
     if (this.#timeline && stamps.ttsFirstFrame === undefined) return;
-    stamps.playbackStarted = at;
+    // A sink's Date.now() is whole milliseconds: never before the frame it plays existed.
+    stamps.playbackStarted = Math.max(at, stamps.ttsFirstFrame ?? -Infinity);
   }
 
   #onMetrics(m: metrics.AgentMetrics): void {

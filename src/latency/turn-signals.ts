@@ -15,9 +15,6 @@ import { EventEmitter } from 'node:events';
 import { ReadableStream, type ReadableStreamReadResult } from 'node:stream/web';
 import { now } from '../tts/timeline.js';
 
-/** Converts an epoch time (`Date.now()` domain, as in LiveKit's events) to the `performance.now()` clock. */
-export const fromEpoch = (epochMs: number): number => epochMs - performance.timeOrigin;
-
 /** One call of the agent's LLM node: a reply (or a preemptive draft of one) being generated. */
 export interface LlmGeneration {
   readonly id: number;

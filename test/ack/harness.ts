@@ -62,7 +62,7 @@ export async function startAckSession(opts: AckSessionOptions): Promise<AckSessi
 
   const microphone = new PushAudioInput();
   const session = createSession({ stt: new ScriptedSTT(opts.utterances), llm: new voice.testing.FakeLLM(opts.responses), tts: engine });
-  const output = new RecordingAudioOutput({ playout: opts.playout ?? 'realtime', now: () => performance.now() });
+  const output = new RecordingAudioOutput({ playout: opts.playout ?? 'realtime' });
   session.output.audio = output;
   session.input.audio = microphone;
   const agent = createAssistant();

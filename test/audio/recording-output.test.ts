@@ -76,7 +76,7 @@ describe('RecordingAudioOutput, real-time playout', () => {
   }
 
   it('finishes a segment only when its last sample has played', async () => {
-    const output = new RecordingAudioOutput();
+    const output = new RecordingAudioOutput({ now: () => Date.now() });
     const done = finished(output);
     for (let i = 0; i < 5; i++) await output.captureFrame(frame(i)); // 100 ms, captured at once
     output.flush();
@@ -90,8 +90,22 @@ describe('RecordingAudioOutput, real-time playout', () => {
     expect(done[0].gaps).toEqual([]);
   });
 
+  it('says playback started at the time its first frame plays, on the wall clock, not when the frame came', async () => {
+    const output = new RecordingAudioOutput({ now: () => Date.now() });
+    const started: number[] = [];
+    output.on(voice.AudioOutput.EVENT_PLAYBACK_STARTED, (ev: { createdAt: number }) => started.push(ev.createdAt));
+    for (let i = 0; i < 5; i++) await output.captureFrame(frame(i)); // 100 ms, captured at once
+    output.flush();
+    // The next reply arrives at once; it plays after the 100 ms still queued.
+    await output.captureFrame(frame(9));
+    output.flush();
+    expect(started).toHaveLength(2);
+    expect(started[0]).toBeCloseTo(1_000_000, 3);
+    expect(started[1]).toBeCloseTo(1_000_100, 3);
+  });
+
   it('records the silence heard when a frame arrives after the audio ran out', async () => {
-    const output = new RecordingAudioOutput();
+    const output = new RecordingAudioOutput({ now: () => Date.now() });
     await output.captureFrame(frame(1));
     vi.advanceTimersByTime(50); // 30 ms of nothing after the first 20 ms played
     await output.captureFrame(frame(2));
@@ -105,7 +119,7 @@ describe('RecordingAudioOutput, real-time playout', () => {
   });
 
   it('stops where the playhead is on clearBuffer and keeps only what was heard', async () => {
-    const output = new RecordingAudioOutput();
+    const output = new RecordingAudioOutput({ now: () => Date.now() });
     for (let i = 1; i <= 5; i++) await output.captureFrame(frame(i));
     output.flush();
     vi.advanceTimersByTime(30);
@@ -128,7 +142,7 @@ describe('RecordingAudioOutput, real-time playout', () => {
   });
 
   it('interrupts a segment that is still being captured', async () => {
-    const output = new RecordingAudioOutput();
+    const output = new RecordingAudioOutput({ now: () => Date.now() });
     await output.captureFrame(frame(1));
     output.clearBuffer();
     expect(await output.waitForPlayout()).toEqual({ playbackPosition: 0, interrupted: true });
@@ -142,7 +156,7 @@ describe('RecordingAudioOutput, real-time playout', () => {
   });
 
   it('close() ends pending playout so no timer outlives the session', async () => {
-    const output = new RecordingAudioOutput();
+    const output = new RecordingAudioOutput({ now: () => Date.now() });
     await output.captureFrame(frame(1));
     output.flush();
     output.close();

@@ -122,6 +122,21 @@ describe('turn budget in a session', () => {
     expectOrdered(report!, ['userTurnCompleted', 'llmRequest', 'ttsFirstFrame', 'playbackStarted']);
   });
 
+  it('stamps first audio when the speaker started playing it, however long the listeners before the budget take', async () => {
+    s = await startAckSession({ mode: 'off', responses: [{ input: QUESTION, content: REPLY }], utterances: [{ transcript: QUESTION }] });
+    // The session's own listeners run before the budget's; on a loaded machine they took 8 ms.
+    const busyMs = 40;
+    s.output.prependListener(voice.AudioOutput.EVENT_PLAYBACK_STARTED, () => {
+      const until = performance.now() + busyMs;
+      while (performance.now() < until);
+    });
+    s.microphone.pushSilence(100);
+    await withTimeout(turnsReported(s.budget, 1), 10_000, 'turn reported');
+    const [report] = s.budget.reports;
+    const [segment] = s.output.segments;
+    expect(report!.stamps.playbackStarted! + report!.at).toBeCloseTo(segment!.startedAt!, 0);
+  });
+
   it('times typed turns (generateReply with user input) from the request, one report per reply', async () => {
     s = await startAckSession({
       mode: 'always',

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { STAMP_NAMES, type TurnReport, buildTurnReport } from '../../src/latency/stamps.js';
+import { toEpoch } from '../../src/tts/timeline.js';
 
 /** The report's stamps in pipeline order (absent ones skipped). */
 function orderedStamps(report: TurnReport): Array<{ name: string; ms: number }> {
@@ -36,7 +37,7 @@ describe('buildTurnReport', () => {
       playout: 2,
       ack_first_audio: 10,
     });
-    expect(report.atEpochMs).toBeCloseTo(performance.timeOrigin + FULL.turnDecided!, 0);
+    expect(report.atEpochMs).toBeCloseTo(toEpoch(FULL.turnDecided!), 0);
     expect(report).toMatchObject({
       turn: 3,
       speechId: 'speech_x',
