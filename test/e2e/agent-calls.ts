@@ -96,7 +96,8 @@ export interface CallResult extends ClientResult {
   readyMs?: number;
   chatMs?: number;
   bargeInMs?: number;
-  sigtermMs?: number;
+  /** When the worker was told to stop (`--sigterm` / `--stop-command`). */
+  stopMs?: number;
   repliesDoneMs?: number;
   leftEpoch?: number;
 }
@@ -301,6 +302,29 @@ export function expectFullLength(heard: Heard): void {
   const expected = expectedMs(heard.text);
   expect(heard.ms, `${JSON.stringify(heard.text)} heard for ${heard.ms} ms of ${expected} ms`).toBeGreaterThanOrEqual(expected * 0.7 - 120);
   expect(heard.ms, `${JSON.stringify(heard.text)} heard for ${heard.ms} ms of ${expected} ms`).toBeLessThanOrEqual(expected * 1.3 + 120);
+}
+
+/**
+ * A worker told to stop mid-reply (at `result.stopMs`) let the reply finish: every text heard in
+ * order, at least two of them begun after the stop and each heard in full, as much sound as the
+ * fake made, and the transcript whole. Returns the figures worth printing.
+ */
+export function expectReplyFinishedAfterStop(result: CallResult, reply: Context, replyText: string): { afterStopMs: number; loudMs: number; madeMs: number; spanMs: number } {
+  const stop = result.stopMs!;
+  const runs = pitchRuns(result.frames, result.chatMs);
+  const picture = `stopped at ${stop} ms; runs (ms:Hz): ${describeRuns(runs)}`;
+  const { heard } = heardTexts(runs, reply.texts);
+  expect(heard.map((h) => h.text), picture).toEqual(reply.texts);
+  const after = heard.filter((h) => h.startMs > stop);
+  expect(after.length, `the stop was not mid-reply; ${picture}`).toBeGreaterThanOrEqual(2);
+  after.forEach(expectFullLength);
+  // Sound time, not first-to-last (a CPU-starved worker stutters without losing audio).
+  const madeMs = reply.texts.reduce((n, t) => n + expectedMs(t), 0);
+  const span = loudSpan(result.frames, result.chatMs)!;
+  expect(span.loudMs, picture).toBeGreaterThan(madeMs * 0.85 - 100);
+  expect(span.loudMs, picture).toBeLessThan(madeMs * 1.15 + 300);
+  expect(agentTexts(result)).toEqual([squash(replyText)]);
+  return { afterStopMs: loudSpan(result.frames, stop)?.loudMs ?? 0, loudMs: span.loudMs, madeMs, spanMs: span.spanMs };
 }
 
 /** Polls `probe` until it returns a value, every `intervalMs`, for at most `timeoutMs`; the error says what was awaited. */

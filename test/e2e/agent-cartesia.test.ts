@@ -11,7 +11,9 @@
  * - drain: a second `npm start` worker gets SIGTERM mid-reply; the reply plays to its end, the
  *   call carries on until the caller leaves, then the worker exits 0.
  */
-import { readFileSync, readdirSync, rmSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type CallResult,
@@ -23,6 +25,7 @@ import {
   describeRuns,
   expectCallOk,
   expectDistinctPitches,
+  expectReplyFinishedAfterStop,
   expectFullLength,
   expectedMs,
   freshRoom,
@@ -40,9 +43,15 @@ import {
   userFinals,
   waitFor,
 } from './agent-calls.js';
+import { workerEnv } from '../../scripts/stack/components.js';
+import { requireForSuite } from '../helpers/requires.js';
 import { type E2EStack, requireStack, startStack } from './stack.js';
 
 const available = requireStack();
+/** PM2 as docs/operations.md installs it (scripts/ensure-pm2.sh); without it only the PM2 test is left out. */
+// `command -v`, not a pm2 command: any of those would start a PM2 daemon.
+const pm2Installed = spawnSync('sh', ['-c', 'command -v pm2'], { stdio: 'ignore' }).status === 0;
+const pm2Available = requireForSuite('test/e2e PM2', pm2Installed ? undefined : 'pm2 is not on PATH: bash scripts/ensure-pm2.sh');
 
 /**
  * The fake answers like a real provider, not instantly: 120 ms to the first byte, then twice
@@ -87,6 +96,16 @@ const MEETING = {
  */
 const PAUSED_FRAME_LEAK_ALLOWED_MS = 0;
 
+/** A log line as a JSON object, or nothing (PM2 and the framework also print plain lines). */
+function jsonObject(line: string): Record<string, unknown>[] {
+  try {
+    const value: unknown = JSON.parse(line);
+    return value !== null && typeof value === 'object' ? [value as Record<string, unknown>] : [];
+  } catch {
+    return [];
+  }
+}
+
 /** Live (not zombie) processes of process group `pgid`: what a worker left behind when it exited. */
 function liveInGroup(pgid: number): string[] {
   const live: string[] = [];
@@ -123,8 +142,8 @@ describe.skipIf(!available)('the production worker in real rooms (Cartesia fake,
     console.info(`[test/e2e] agent-cartesia: stack down in ${Date.now() - t0} ms`);
   }, 90_000);
 
-  const call = async (args: string[]) => {
-    const result = (await stack.client('agent-call', args, { timeoutMs: 150_000 })) as CallResult;
+  const call = async (args: string[], env?: Record<string, string>) => {
+    const result = (await stack.client('agent-call', args, { timeoutMs: 150_000, ...(env ? { env } : {}) })) as CallResult;
     keepRecord(stack, result);
     expectCallOk(result);
     return result;
@@ -136,6 +155,14 @@ describe.skipIf(!available)('the production worker in real rooms (Cartesia fake,
     const { stdout, code } = await stack.exec(process.execPath, ['-e', script], { env: { E2E_URL: url }, timeoutMs: 15_000 });
     if (code !== 0) throw new Error(`GET ${url} inside the namespace failed (exit ${code})`);
     return JSON.parse(stdout) as T;
+  };
+  /** The call's one TTS context, carrying exactly `text`, in tones that can be told apart. */
+  const onlyContext = (result: CallResult, text: string): Context => {
+    const [reply, ...more] = contexts(result);
+    expect(more, 'a second TTS context').toEqual([]);
+    expect(squash(reply!.texts.join(' '))).toBe(squash(text));
+    expectDistinctPitches(reply!.texts);
+    return reply!;
   };
   const cartesiaStats = () => getJson<{ connectionsOpened: number; openConnections: number }>(`${stack.state.cartesiaUrl}/_control/stats`);
 
@@ -240,7 +267,7 @@ describe.skipIf(!available)('the production worker in real rooms (Cartesia fake,
       '--chat', MEETING.user,
       '--openai-script', JSON.stringify([{ match: '회의', reply: MEETING.reply }]),
       '--sigterm', String(worker.pid),
-      '--sigterm-after-ms', '1000',
+      '--stop-after-ms', '1000',
       '--tail-ms', '500',
     ]);
     let timer: NodeJS.Timeout | undefined;
@@ -252,36 +279,16 @@ describe.skipIf(!available)('the production worker in real rooms (Cartesia fake,
     const log = readFileSync(worker.logFile, 'utf8');
     const lines = log.split('\n').filter((l) => /draining worker|all jobs finished|drain timed out|did not|still starting|worker stopped/.test(l));
     console.info(
-      `[test/e2e] drain: SIGTERM ${result.t0Epoch + result.sigtermMs! - registeredAt} ms after registration; ` +
+      `[test/e2e] drain: SIGTERM ${result.t0Epoch + result.stopMs! - registeredAt} ms after registration; ` +
         `exit: ${exit?.how ?? 'none within 90 s'}${exit ? `, ${exit.at - result.leftEpoch!} ms after the caller left` : ''}; ` +
         `left running in its process group: ${JSON.stringify(leftovers)}; worker log:\n  ${lines.map((l) => l.slice(0, 240)).join('\n  ')}`,
     );
 
-    const [reply, ...more] = contexts(result);
-    expect(more, 'a second TTS context').toEqual([]);
-    expect(squash(reply!.texts.join(' '))).toBe(squash(MEETING.reply));
-    expectDistinctPitches(reply!.texts);
-
-    // SIGTERM came mid-reply, and everything after it was heard: the whole reply in order, and
-    // every text that began after the signal in full, up to the last one.
-    const sigterm = result.sigtermMs!;
-    const runs = pitchRuns(result.frames, result.chatMs);
-    const picture = `SIGTERM at ${sigterm} ms; runs (ms:Hz): ${describeRuns(runs)}`;
-    const { heard } = heardTexts(runs, reply!.texts);
-    expect(heard.map((h) => h.text), picture).toEqual(reply!.texts);
-    const after = heard.filter((h) => h.startMs > sigterm);
-    expect(after.length, `SIGTERM was not mid-reply; ${picture}`).toBeGreaterThanOrEqual(2);
-    after.forEach(expectFullLength);
-    // Sound time, not first-to-last (a CPU-starved worker stutters without losing audio).
-    const total = reply!.texts.reduce((n, t) => n + expectedMs(t), 0);
-    const span = loudSpan(result.frames, result.chatMs)!;
-    expect(span.loudMs, picture).toBeGreaterThan(total * 0.85 - 100);
-    expect(span.loudMs, picture).toBeLessThan(total * 1.15 + 300);
-    const afterSigterm = loudSpan(result.frames, sigterm)!;
-    expect(agentTexts(result)).toEqual([squash(MEETING.reply)]);
+    // SIGTERM came mid-reply, and everything after it was heard.
+    const heard = expectReplyFinishedAfterStop(result, onlyContext(result, MEETING.reply), MEETING.reply);
     console.info(
-      `[test/e2e] drain: ${afterSigterm.loudMs} ms of the reply's ${span.loudMs} ms of sound played after SIGTERM ` +
-        `(the fake made ${total} ms; first to last sound ${span.spanMs} ms)`,
+      `[test/e2e] drain: ${heard.afterStopMs} ms of the reply's ${heard.loudMs} ms of sound played after SIGTERM ` +
+        `(the fake made ${heard.madeMs} ms; first to last sound ${heard.spanMs} ms)`,
     );
 
     // Then the worker drained: one call running at the signal, all of it finished, exit 0 —
@@ -293,4 +300,66 @@ describe.skipIf(!available)('the production worker in real rooms (Cartesia fake,
     expect(exit!.how).toBe('exit code 0');
     expect(exit!.at).toBeGreaterThan(result.leftEpoch!);
   }, 420_000);
+  it.skipIf(!pm2Available)('runs under PM2 as docs/operations.md says: online once registered; `pm2 stop` mid-reply lets the reply finish, then the worker exits 0', async () => {
+    // PM2 as operators install it (scripts/ensure-pm2.sh, which .ci/run calls), its own daemon
+    // (PM2_HOME) inside the namespace, started with the stop signal the docs ask for.
+    const pm2Home = mkdtempSync(join(stack.state.runDir, 'pm2-'));
+    const { state } = stack;
+    const env = {
+      ...workerEnv({ agentName: 'firstword-pm2', tts: state.tts, openaiUrl: state.openaiUrl, cartesiaUrl: state.cartesiaUrl, httpPort: 18083 }),
+      PM2_HOME: pm2Home,
+      PM2_KILL_SIGNAL: 'SIGTERM',
+    };
+    const pm2 = (args: string[], timeoutMs = 150_000) => stack.exec('pm2', args, { env, timeoutMs });
+    // PM2 names it firstword-out.log or, per instance, firstword-out-0.log.
+    const outLog = () => readdirSync(join(pm2Home, 'logs')).filter((f) => f.startsWith('firstword-out')).map((f) => join(pm2Home, 'logs', f))[0];
+    const logText = () => { const file = outLog(); return file && existsSync(file) ? readFileSync(file, 'utf8') : ''; };
+    const logLines = () => logText().split('\n').flatMap(jsonObject);
+    const status = async () => {
+      const { stdout } = await pm2(['jlist'], 30_000);
+      const [app] = JSON.parse(stdout.slice(stdout.indexOf('['))) as { pid: number; pm2_env: { status: string; exit_code?: number } }[];
+      return app;
+    };
+    try {
+      const started = await pm2(['start', 'ecosystem.config.cjs']);
+      const startReturnedAt = Date.now();
+      expect(started.code, `pm2 start failed:\n${started.stdout}\n${started.stderr}`).toBe(0);
+      // wait_ready: `pm2 start` returns once the worker said it registered, not when it spawned.
+      const registered = logLines().find((l) => l.msg === 'worker registered; ready for calls');
+      expect(registered, `no registration before pm2 start returned; log:\n${logText().slice(-2000)}`).toBeDefined();
+      expect(registered!.time as number).toBeLessThanOrEqual(startReturnedAt);
+      expect((await status())?.pm2_env.status).toBe('online');
+
+      const result = await call(
+        [
+          '--room', freshRoom('pm2'),
+          '--agent', 'firstword-pm2',
+          '--chat', MEETING.user,
+          '--openai-script', JSON.stringify([{ match: '회의', reply: MEETING.reply }]),
+          '--stop-command', JSON.stringify(['pm2', 'stop', 'firstword']),
+          '--stop-after-ms', '1000',
+          '--tail-ms', '500',
+        ],
+        env,
+      );
+      const stopped = await waitFor('PM2 to report the worker stopped', async () => ((await status())?.pm2_env.status === 'stopped' ? Date.now() : undefined), 90_000);
+      const lines = logLines();
+      const said = (msg: string) => lines.find((l) => l.msg === msg);
+      console.info(
+        `[test/e2e] pm2: start returned ${startReturnedAt - (registered!.time as number)} ms after registration; ` +
+          `stopped ${stopped - result.leftEpoch!} ms after the caller left; worker log: ${JSON.stringify(lines.filter((l) => /drain|jobs finished|stopped/.test(String(l.msg))).map((l) => l.msg))}`,
+      );
+
+      const heard = expectReplyFinishedAfterStop(result, onlyContext(result, MEETING.reply), MEETING.reply);
+      console.info(`[test/e2e] pm2: ${heard.afterStopMs} ms of the reply's ${heard.loudMs} ms of sound played after pm2 stop`);
+      // PM2 sent SIGTERM (not its default SIGINT) to a worker with one live call, which drained
+      // and exited 0 on its own — after the caller left, long before PM2's kill_timeout.
+      expect(said('draining worker')).toMatchObject({ reason: 'SIGTERM', activeJobs: 1 });
+      expect(said('all jobs finished')).toBeDefined();
+      expect(said('worker stopped')).toMatchObject({ code: 0 });
+      expect(said('worker stopped')!.time as number).toBeGreaterThan(result.leftEpoch!);
+    } finally {
+      await pm2(['kill'], 30_000);
+    }
+  }, 300_000);
 });

@@ -8,8 +8,10 @@
  *   --speak FILE.wav            a spoken turn
  *   --barge-in FILE.wav         speak while the first reply plays, once `--barge-in-after-ms`
  *                               of its audio was heard (default 1500)
- *   --sigterm PID               SIGTERM that process once `--sigterm-after-ms` of the first
- *                               reply was heard (default 1000): a worker draining mid-reply
+ *   --sigterm PID               SIGTERM that process once `--stop-after-ms` of the first reply
+ *                               was heard (default 1000): a worker draining mid-reply
+ *   --stop-command JSON         instead, run this argv then (e.g. `["pm2","stop","firstword"]`),
+ *                               without waiting for it: a drain ends only once the caller left
  *   --openai-script JSON        POSTed to the OpenAI fake's /_control/script before joining
  *   --transcripts JSON          POSTed to its /_control/transcripts (what the STT will "hear")
  *   --threshold RMS             a 20 ms frame louder than this is agent audio (default 300)
@@ -23,8 +25,9 @@
  * `frames` ([t, rms, hz] per 20 ms frame of the agent's track at 48 kHz; t when it arrived, not
  * when it was read (test/helpers/frame-arrival.ts); hz from zero crossings when loud), `states`, `transcripts` (every `lk.transcription` stream: speaker, text, final),
  * `speech` (when the published utterances started and ended, voiced part included), `chatMs`,
- * `sigtermMs`, `leftEpoch`, and the fakes' stats plus the Cartesia messages of this call.
+ * `stopMs`, `leftEpoch`, and the fakes' stats plus the Cartesia messages of this call.
  */
+import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import {
   AudioFrame,
@@ -322,12 +325,16 @@ runClient('agent-call', timeoutMs, async () => {
         }),
       );
     }
-    if (args.sigterm) {
-      const after = Number(args['sigterm-after-ms'] ?? 1000);
+    if (args.sigterm || args['stop-command']) {
+      const after = Number(args['stop-after-ms'] ?? 1000);
       triggers.push(
-        conditions.until(`${after} ms of the first reply's audio (SIGTERM)`, () => heardMs >= after, 45_000).then(() => {
-          process.kill(Number(args.sigterm), 'SIGTERM');
-          extra.sigtermMs = now();
+        conditions.until(`${after} ms of the first reply's audio (stopping the worker)`, () => heardMs >= after, 45_000).then(() => {
+          if (args.sigterm) process.kill(Number(args.sigterm), 'SIGTERM');
+          else {
+            const [cmd, ...rest] = JSON.parse(args['stop-command']!) as string[];
+            spawn(cmd!, rest, { detached: true, stdio: 'ignore' }).unref();
+          }
+          extra.stopMs = now();
         }),
       );
     }

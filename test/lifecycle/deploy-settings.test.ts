@@ -1,0 +1,74 @@
+/**
+ * PM2, systemd and Docker stop the worker with the same settings: SIGTERM, and a kill timeout of
+ * the worker's drain limit plus room for its job processes to close. A process manager that kills
+ * sooner hangs up on callers; one that sends another signal skips the drain. The docs name the
+ * PM2 version that CI installs.
+ */
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { DEFAULT_DRAIN_TIMEOUT_S } from '../../src/config/defaults.js';
+
+const root = path.resolve(import.meta.dirname, '../..');
+const read = (file: string) => readFileSync(path.join(root, file), 'utf8');
+/** Job processes get 60 s to exit after a drain that timed out; the worker waits 75 s for that (src/lifecycle/shutdown.ts). */
+const CLOSE_ALLOWANCE_S = 90;
+const expectedStopS = DEFAULT_DRAIN_TIMEOUT_S + CLOSE_ALLOWANCE_S;
+
+interface Ecosystem {
+  apps: { kill_timeout: number; wait_ready: boolean; treekill: boolean; interpreter: string; args: string[] }[];
+}
+
+function loadEcosystem(drainSeconds?: string): Ecosystem {
+  const file = path.join(root, 'ecosystem.config.cjs');
+  const require = createRequire(import.meta.url);
+  const before = process.env.SHUTDOWN_DRAIN_TIMEOUT_S;
+  if (drainSeconds === undefined) delete process.env.SHUTDOWN_DRAIN_TIMEOUT_S;
+  else process.env.SHUTDOWN_DRAIN_TIMEOUT_S = drainSeconds;
+  try {
+    delete require.cache[require.resolve(file)];
+    return require(file) as Ecosystem;
+  } finally {
+    if (before === undefined) delete process.env.SHUTDOWN_DRAIN_TIMEOUT_S;
+    else process.env.SHUTDOWN_DRAIN_TIMEOUT_S = before;
+  }
+}
+
+describe('stop settings of every process manager', () => {
+  it('PM2: waits the drain plus the close allowance, follows SHUTDOWN_DRAIN_TIMEOUT_S, and is online only when ready', () => {
+    const [app] = loadEcosystem().apps;
+    expect(app!.kill_timeout).toBe(expectedStopS * 1000);
+    expect(loadEcosystem('60').apps[0]!.kill_timeout).toBe((60 + CLOSE_ALLOWANCE_S) * 1000);
+    expect(app!.wait_ready).toBe(true);
+    // Started as node itself, so PM2's signal and IPC reach the worker.
+    expect(app!.interpreter).toBe('none');
+    expect(app!.args).toContain('start');
+  });
+
+  it('systemd: SIGTERM to the main process, the same stop timeout', () => {
+    const unit = read('deploy/firstword.service');
+    expect(unit).toMatch(/^KillSignal=SIGTERM$/m);
+    expect(unit).toMatch(/^KillMode=mixed$/m);
+    expect(unit).toMatch(new RegExp(`^TimeoutStopSec=${expectedStopS}$`, 'm'));
+  });
+
+  it('Docker: SIGTERM, and the stop timeout the Dockerfile and the docs tell people to pass', () => {
+    const dockerfile = read('Dockerfile');
+    expect(dockerfile).toMatch(/^STOPSIGNAL SIGTERM$/m);
+    const docs = read('docs/operations.md');
+    for (const text of [dockerfile, docs]) {
+      const timeouts = [...text.matchAll(/--stop-timeout (\d+)/g)].map((m) => Number(m[1]));
+      expect(timeouts.length).toBeGreaterThan(0);
+      expect(new Set(timeouts)).toEqual(new Set([expectedStopS]));
+    }
+    expect(docs).toContain(`stop_grace_period: ${expectedStopS}s`);
+    expect(docs).toContain(`terminationGracePeriodSeconds: ${expectedStopS}`);
+  });
+
+  it('docs/operations.md installs the PM2 version CI tests with', () => {
+    const pinned = /^PM2_VERSION=(\S+)$/m.exec(read('scripts/ensure-pm2.sh'))?.[1];
+    expect(pinned).toMatch(/^\d+\.\d+\.\d+$/);
+    expect(read('docs/operations.md')).toContain(`npm install -g pm2@${pinned}`);
+  });
+});
