@@ -24,6 +24,7 @@ import { attachJobTurnBudget, startWorkerMetrics } from './latency/worker.js';
 import { runAgentApp, runWorkerSettings } from './lifecycle/index.js';
 import { createAssistant, createSession } from './session.js';
 import { describeCaller, greetSipCaller } from './sip/index.js';
+import { maskPhoneNumbersInOutput } from './sip/log-privacy.js';
 import { type CreatedTTS, createTTS } from './tts/factory.js';
 
 export interface ProcessData {
@@ -45,6 +46,8 @@ export async function prepareVoice(config: AppConfig): Promise<CreatedTTS> {
 }
 
 export async function prewarm(proc: JobProcess<ProcessData>): Promise<void> {
+  // Before any call: the framework logs SIP callers' identities (their numbers) unmasked.
+  maskPhoneNumbersInOutput(process.stdout);
   proc.userData.vad = await silero.VAD.load();
 
   const config = loadConfig(process.env, { mode: 'worker' });
@@ -119,6 +122,7 @@ const WORKER_COMMANDS = new Set(['start', 'dev', 'connect']);
  * is one readable message instead of a stack trace from deep inside a plugin.
  */
 export function runWorkerCli(argv: string[] = process.argv): void {
+  maskPhoneNumbersInOutput(process.stdout);
   loadEnvFile();
   if (!WORKER_COMMANDS.has(argv[2] ?? '')) {
     // Job subprocesses and the framework's other commands: the framework parses its own arguments.
