@@ -82,12 +82,14 @@ export function workerEnv(s: WorkerSettings): Record<string, string> {
 }
 
 /**
- * `npm start`'s command (tsx src/agent.ts start), without npm in between so the recorded PID is
- * the worker's own. Ready when the framework logs `registered worker`: the server drops a job
+ * `npm start`'s command (`node --import tsx src/agent.ts start`), without npm in between so the
+ * recorded PID is the worker's own. Not the tsx CLI: it relays a signal and SIGKILLs the worker
+ * when the worker takes more than ~60 ms to acknowledge it, which a loaded machine does (a
+ * draining worker with live calls died with exit 143 that way). Ready when the framework logs `registered worker`: the server drops a job
  * that finds no registered worker, so nothing may be dispatched before that line.
  */
 export async function startWorker(l: Launcher, s: WorkerSettings, name = 'worker'): Promise<Started> {
-  const proc = l.start(name, TSX_BIN, ['src/agent.ts', 'start'], workerEnv(s));
+  const proc = l.start(name, process.execPath, ['--import', 'tsx', 'src/agent.ts', 'start'], workerEnv(s));
   await poll('the worker to log "registered worker"', () => jsonLine(proc.record.logFile, (v) => v.msg === 'registered worker'), {
     timeoutMs: 90_000,
     process: proc,

@@ -166,7 +166,7 @@ export interface ExtraWorkerOptions {
 }
 
 /**
- * Another production worker (`tsx src/agent.ts start`) in a running stack, ready once it logged
+ * Another production worker (`node --import tsx src/agent.ts start`) in a running stack, ready once it logged
  * `registered worker`. It is recorded in the state file, so `down` stops it if the caller did not;
  * the returned handle lets a test signal it and wait for its exit status.
  */
