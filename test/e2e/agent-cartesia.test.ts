@@ -45,6 +45,7 @@ import {
 } from './agent-calls.js';
 import { workerEnv } from '../../scripts/stack/components.js';
 import { requireForSuite } from '../helpers/requires.js';
+import { liveInGroup } from './process-group.js';
 import { type E2EStack, requireStack, startStack } from './stack.js';
 
 const available = requireStack();
@@ -104,22 +105,6 @@ function jsonObject(line: string): Record<string, unknown>[] {
   } catch {
     return [];
   }
-}
-
-/** Live (not zombie) processes of process group `pgid`: what a worker left behind when it exited. */
-function liveInGroup(pgid: number): string[] {
-  const live: string[] = [];
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      const [state, ppid, group] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      if (group === String(pgid) && state !== 'Z') live.push(`${entry} (ppid ${ppid}, ${state})`);
-    } catch {
-      // Gone meanwhile.
-    }
-  }
-  return live;
 }
 
 describe.skipIf(!available)('the production worker in real rooms (Cartesia fake, audible tones)', () => {
@@ -260,6 +245,7 @@ describe.skipIf(!available)('the production worker in real rooms (Cartesia fake,
     // starting, so this test covers that case as well as the warm one.
     const worker = await stack.startWorker({ name: 'worker-drain', agentName: 'firstword-drain', httpPort: 18082 });
     const registeredAt = Date.now();
+    const exited = worker.exited.then((how) => ({ how, at: Date.now() }));
 
     const result = await call([
       '--room', freshRoom('drain'),
@@ -271,10 +257,9 @@ describe.skipIf(!available)('the production worker in real rooms (Cartesia fake,
       '--tail-ms', '500',
     ]);
     let timer: NodeJS.Timeout | undefined;
-    const exit = await Promise.race([
-      worker.exited.then((how) => ({ how, at: Date.now() })),
-      new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), 90_000))),
-    ]).finally(() => clearTimeout(timer));
+    const exit = await Promise.race([exited, new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), 90_000)))]).finally(() =>
+      clearTimeout(timer),
+    );
     const leftovers = exit ? liveInGroup(worker.pid) : [];
     const log = readFileSync(worker.logFile, 'utf8');
     const lines = log.split('\n').filter((l) => /draining worker|all jobs finished|drain timed out|did not|still starting|worker stopped/.test(l));
