@@ -18,7 +18,7 @@ import * as silero from '@livekit/agents-plugin-silero';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type AckLibrary, attachAcknowledgement, prepareAcknowledgements } from './ack/index.js';
-import { type AppConfig, ConfigError, loadConfig, loadEnvFile, redactedConfig } from './config/index.js';
+import { type AppConfig, ConfigError, loadConfig, loadEnvFile, redactedConfig, shareLeaseSocket } from './config/index.js';
 import { protectBargeIn } from './audio/barge-in-output.js';
 import { attachJobTurnBudget, startWorkerMetrics } from './latency/worker.js';
 import { runAgentApp, runWorkerSettings } from './lifecycle/index.js';
@@ -26,6 +26,7 @@ import { createAssistant, createSession } from './session.js';
 import { describeCaller, greetSipCaller } from './sip/index.js';
 import { maskPhoneNumbersInOutput } from './sip/log-privacy.js';
 import { type CreatedTTS, createTTS } from './tts/factory.js';
+import { startLeaseService } from './tts/lease-service.js';
 
 export interface ProcessData {
   vad?: VAD;
@@ -153,8 +154,20 @@ export function runWorkerCli(argv: string[] = process.argv): void {
     // Load as the share of the calls this worker takes: full (no new jobs) at exactly maxCalls.
     ...(maxCalls !== undefined ? { loadFunc: async (server) => server.activeJobs.length / maxCalls, loadThreshold: 1 } : {}),
   });
-  // `start` gets the graceful runner (PM2 ready signal, drain then exit 0); the rest is cli.runApp.
-  runAgentApp(serverOptions, argv, runWorkerSettings(config));
+  // One connection budget for every job process, started before the framework forks any: they
+  // inherit its path through the environment. `start` gets the graceful runner (PM2 ready signal,
+  // drain then exit 0); the rest is cli.runApp.
+  startLeaseService({ limit: config.tts.connections.maxPerKey }).then(
+    (service) => {
+      shareLeaseSocket(service.path);
+      process.once('exit', () => service.removeSync());
+      runAgentApp(serverOptions, argv, runWorkerSettings(config));
+    },
+    (error: Error) => {
+      process.stderr.write(`the TTS connection budget service cannot start: ${error.message}\n`);
+      process.exit(1);
+    },
+  );
 }
 
 const invokedDirectly =

@@ -173,6 +173,18 @@ describe('loadConfig', () => {
       const bad = configError(() => loadConfig({ TTS_NORMALIZE: 'maybe' }, { mode: 'demo' }));
       expect(bad.problems[0]).toMatch(/^TTS_NORMALIZE must be one of on, off/);
     });
+
+    it("reads the connection budget: Resemble's documented 20 per key unless TTS_MAX_SOCKETS_PER_KEY says otherwise", () => {
+      expect(loadConfig({}, { mode: 'demo' }).tts.connections).toEqual({ maxPerKey: 20, leaseSocket: undefined });
+      expect(loadConfig({ TTS_MAX_SOCKETS_PER_KEY: '8', TTS_LEASE_SOCKET: '/tmp/x/budget.sock' }, { mode: 'demo' }).tts.connections).toEqual({
+        maxPerKey: 8,
+        leaseSocket: '/tmp/x/budget.sock',
+      });
+      for (const value of ['0', '2.5', 'many']) {
+        const bad = configError(() => loadConfig({ TTS_MAX_SOCKETS_PER_KEY: value }, { mode: 'demo' }));
+        expect(bad.problems[0]).toMatch(/^TTS_MAX_SOCKETS_PER_KEY must be a whole number of sockets from 1 to 1000/);
+      }
+    });
   });
 
   describe('one configuration for every command', () => {

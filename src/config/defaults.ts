@@ -11,6 +11,8 @@ export const CONFIG_DEFAULTS = {
   sttModel: 'gpt-4o-transcribe',
   cartesiaModel: 'sonic-3',
   localPort: 0,
+  /** Resemble documents 20 parallel connections per API key (Cartesia: 10x the plan's concurrency). */
+  maxSocketsPerKey: 20,
   chunkPolicy: 'asymmetric',
   ackMode: 'off' as AckMode,
   ackSlowMs: 600,

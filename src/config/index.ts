@@ -1,5 +1,5 @@
 export { CONFIG_DEFAULTS, DEFAULT_DRAIN_TIMEOUT_S } from './defaults.js';
-export { ConfigError, loadConfig, loadEnvFile } from './load.js';
+export { ConfigError, loadConfig, loadEnvFile, shareLeaseSocket } from './load.js';
 export { redactedConfig } from './redact.js';
 export type {
   AckMode,

@@ -6,7 +6,7 @@
 import dotenv from 'dotenv';
 import { CONFIG_DEFAULTS } from './defaults.js';
 import type { AppConfig, ConfigMode, TtsProvider } from './types.js';
-import { ENV_SCHEMA, ENV_VARIABLES, type EnvVariable, type ParsedEnv, SECRET_VARIABLES } from './variables.js';
+import { ENV_SCHEMA, ENV_VARIABLES, type EnvVariable, LEASE_SOCKET_VARIABLE, type ParsedEnv, SECRET_VARIABLES } from './variables.js';
 
 export class ConfigError extends Error {
   readonly problems: string[];
@@ -156,6 +156,7 @@ function buildConfig(env: ParsedEnv, provider: TtsProvider): AppConfig {
       localPort: env.LOCAL_VOICE_PORT ?? d.localPort,
       normalize: (env.TTS_NORMALIZE ?? 'on') === 'on',
       resembleSsml: env.RESEMBLE_SSML === 'on',
+      connections: { maxPerKey: env.TTS_MAX_SOCKETS_PER_KEY ?? d.maxSocketsPerKey, leaseSocket: env.TTS_LEASE_SOCKET },
     },
     chunking: { policy: env.CHUNK_POLICY ?? d.chunkPolicy, adaptive: env.CHUNK_ADAPTIVE === 'on' },
     ack: { mode: env.ACK_MODE ?? d.ackMode, slowMs: env.ACK_SLOW_MS ?? d.ackSlowMs },
@@ -197,6 +198,14 @@ export function loadConfig(env: Env = process.env, opts: { mode: ConfigMode } = 
   problems.push(...requirementProblems(parsed, invalid, provider, opts.mode));
   if (problems.length > 0) throw new ConfigError(problems);
   return buildConfig(parsed, provider);
+}
+
+/**
+ * Hands the worker's connection-budget service to the job processes it will fork: LiveKit Agents
+ * forks them with this process's environment.
+ */
+export function shareLeaseSocket(path: string): void {
+  process.env[LEASE_SOCKET_VARIABLE] = path;
 }
 
 /**

@@ -46,6 +46,11 @@ export interface AppConfig {
     normalize: boolean;
     /** Send SSML to Resemble (LLM markup escaped). */
     resembleSsml: boolean;
+    /**
+     * `maxPerKey`: provider sockets all job processes of one worker may hold per API key.
+     * `leaseSocket`: where the worker's budget service listens (set for job processes only).
+     */
+    connections: { maxPerKey: number; leaseSocket?: string };
   };
   /** `adaptive`: size each reply's first chunk from measured LLM rate and provider latency. */
   chunking: { policy: ChunkPolicy; adaptive: boolean };

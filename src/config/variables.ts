@@ -47,6 +47,8 @@ export const ENV_SCHEMA = z.object({
   CARTESIA_API_VERSION: text(),
   CARTESIA_BASE_URL: url(WEB_SCHEMES),
   LOCAL_VOICE_PORT: wholeNumber(0, 65535, 'port'),
+  TTS_MAX_SOCKETS_PER_KEY: wholeNumber(1, 1000, 'sockets'),
+  TTS_LEASE_SOCKET: text(),
   // Tuning
   TTS_NORMALIZE: onOff(),
   RESEMBLE_SSML: onOff(),
@@ -79,6 +81,9 @@ export const ENV_SCHEMA = z.object({
 });
 
 export type EnvVariable = keyof typeof ENV_SCHEMA.shape;
+
+/** Set by the worker's main process for the job processes it forks (the connection budget's service). */
+export const LEASE_SOCKET_VARIABLE = 'TTS_LEASE_SOCKET' satisfies EnvVariable;
 export type ParsedEnv = z.output<typeof ENV_SCHEMA>;
 
 export const ENV_VARIABLES = Object.keys(ENV_SCHEMA.shape) as EnvVariable[];

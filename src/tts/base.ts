@@ -2,8 +2,10 @@ import { type APIConnectOptions, tts } from '@livekit/agents';
 import { EventEmitter } from 'node:events';
 import { AdaptiveFirstChunk } from '../latency/adaptive.js';
 import type { ProviderCodec } from './codec.js';
+import type { ConnectionBudget } from './connection-budget.js';
 import type { DriverOptions } from './options.js';
-import { type PoolStats, SocketPool, type SocketPoolOptions } from './pool.js';
+import { type PoolStats, SocketPool } from './pool.js';
+import type { SocketPoolOptions } from './pool-options.js';
 import { DriverStream } from './stream.js';
 import type { TimelineEvents } from './timeline.js';
 import { WholeTextStream } from './whole-text-stream.js';
@@ -25,11 +27,12 @@ export abstract class FirstwordTTS extends tts.TTS {
     driver: DriverOptions,
     pool: Partial<SocketPoolOptions>,
     capabilities: { alignedTranscript: boolean },
+    budget?: ConnectionBudget,
   ) {
     super(codec.sampleRate, 1, { streaming: true, alignedTranscript: capabilities.alignedTranscript });
     this.#codec = codec;
     this.#driver = driver;
-    this.#pool = new SocketPool(codec, pool);
+    this.#pool = new SocketPool(codec, pool, budget);
     this.timeline.setMaxListeners(100);
     const adaptive = driver.chunking.adaptive;
     if (adaptive) {
@@ -52,7 +55,7 @@ export abstract class FirstwordTTS extends tts.TTS {
     return this.#pool.stats;
   }
 
-  /** Opens the provider socket (and a warm spare) before the first turn needs it. */
+  /** Opens the provider socket before the first turn needs it (if the connection budget has room). */
   prewarm(): Promise<void> {
     return this.#pool.prewarm();
   }

@@ -27,8 +27,6 @@ const defaults = {
   sampleRate: 24000,
   apiVersion: '2026-03-01',
   baseURL: 'https://api.cartesia.ai',
-  // Contexts multiplex on one socket, so a spare buys nothing after a barge-in.
-  pool: { maxSockets: 1, warmSpare: false },
 } satisfies Partial<CartesiaTTSOptions>;
 
 /** Cartesia over one persistent WebSocket; barge-in cancels the context and keeps the socket. */
@@ -38,7 +36,7 @@ export class CartesiaTTS extends FirstwordTTS {
   #prepareText: ((text: string) => string) | undefined;
 
   constructor(opts: Partial<CartesiaTTSOptions> = {}) {
-    const merged: CartesiaTTSOptions = { ...defaults, voice: '', ...opts, pool: { ...defaults.pool, ...opts.pool } };
+    const merged: CartesiaTTSOptions = { ...defaults, voice: '', ...opts };
     const facts = { name: 'Cartesia', keyVariable: 'CARTESIA_API_KEY', sampleRates: CARTESIA_SAMPLE_RATES };
     const apiKey = checkSharedOptions(facts, merged, process.env.CARTESIA_API_KEY);
     if (!merged.voice) throw new Error('Cartesia voice id is required (CARTESIA_VOICE)');
@@ -55,7 +53,7 @@ export class CartesiaTTS extends FirstwordTTS {
       connectTimeoutMs: merged.connectTimeoutMs,
     });
     const driver = driverOptions(merged);
-    super(codec, driver, merged.pool, { alignedTranscript: merged.wordTimestamps });
+    super(codec, driver, merged.pool, { alignedTranscript: merged.wordTimestamps }, merged.connectionBudget);
     this.#codec = codec;
     this.#prepareText = driver.prepareText;
   }

@@ -5,6 +5,8 @@
 import type { tts } from '@livekit/agents';
 import type { AppConfig } from '../config/index.js';
 import { CartesiaTTS } from './cartesia.js';
+import type { ConnectionBudget } from './connection-budget.js';
+import { budgetKey, leaseServiceBudget } from './lease-client.js';
 import { ResembleTTS } from './resemble.js';
 
 export interface CreatedTTS {
@@ -17,6 +19,15 @@ export interface CreatedTTS {
 
 /** Rate for the embedded voice: eSpeak-NG's native 22.05 kHz unless the config asks otherwise. */
 const LOCAL_DEFAULT_SAMPLE_RATE = 22050;
+
+/**
+ * The worker-wide budget for this provider key, when this is a job process of a worker that runs
+ * the budget service; otherwise (demo, tests) each TTS instance's own socket cap applies.
+ */
+function workerBudget(config: AppConfig, provider: string, apiKey: string | undefined): ConnectionBudget | undefined {
+  const path = config.tts.connections.leaseSocket;
+  return path && apiKey ? leaseServiceBudget(path, budgetKey(provider, apiKey)) : undefined;
+}
 
 export async function createTTS(config: AppConfig): Promise<CreatedTTS> {
   const chunking = { policy: config.chunking.policy, adaptive: config.chunking.adaptive };
@@ -33,6 +44,7 @@ export async function createTTS(config: AppConfig): Promise<CreatedTTS> {
         chunking,
         speech,
         ssml: config.tts.resembleSsml,
+        connectionBudget: workerBudget(config, 'resemble', r.apiKey),
         ...(sampleRate ? { sampleRate } : {}),
         ...(r.baseURL ? { baseURL: r.baseURL } : {}),
       });
@@ -46,6 +58,7 @@ export async function createTTS(config: AppConfig): Promise<CreatedTTS> {
         model: c.model,
         language: c.language,
         chunking,
+        connectionBudget: workerBudget(config, 'cartesia', c.apiKey),
         speech,
         ...(sampleRate ? { sampleRate } : {}),
         ...(c.apiVersion ? { apiVersion: c.apiVersion } : {}),

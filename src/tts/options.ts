@@ -1,7 +1,8 @@
 import { type ChunkerOptions, type SpeechOptions, normalizeForSpeech, toSsml } from '../chunking/index.js';
 import type { AdaptiveFirstChunkOptions, AdaptivePriors } from '../latency/adaptive.js';
 import { providerUrl } from './connect.js';
-import { type SocketPoolOptions, checkTimerMs } from './pool.js';
+import type { ConnectionBudget } from './connection-budget.js';
+import { type SocketPoolOptions, checkTimerMs } from './pool-options.js';
 
 /** The chunker's options, plus the TTS-level adaptive first chunk. */
 export interface TTSChunkingOptions extends ChunkerOptions {
@@ -35,8 +36,13 @@ export interface FirstwordTTSOptions {
   connectTimeoutMs: number;
   /** Permit ws:// or http:// to a non-loopback host (keys would travel in clear text). @defaultValue false */
   allowInsecure: boolean;
-  /** Socket pool tuning (see pool.ts). */
+  /** Socket pool tuning (see pool-options.ts). */
   pool: Partial<SocketPoolOptions>;
+  /**
+   * Sockets this API key may hold beyond this instance (every job process of a worker shares one
+   * through the lease service). Unset: the pool's `maxSockets` alone bounds it.
+   */
+  connectionBudget?: ConnectionBudget;
 }
 
 export const FIRSTWORD_TTS_DEFAULTS = {

@@ -1,60 +1,8 @@
 import { APIConnectionError, APIError, log } from '@livekit/agents';
 import type { ProviderCodec } from './codec.js';
+import type { ConnectionBudget, ConnectionLease } from './connection-budget.js';
+import { type SocketPoolOptions, DEFAULT_POOL_OPTIONS, checkPoolOptions } from './pool-options.js';
 import { ProviderSocket } from './socket.js';
-
-export interface SocketPoolOptions {
-  /** Sockets per TTS instance: one in use plus one warm spare by default. */
-  maxSockets: number;
-  /** Keep a spare socket open so a turn after a barge-in never waits behind stale requests. */
-  warmSpare: boolean;
-  /** Sockets idle longer than this are replaced before use (providers close idle sockets). */
-  maxIdleMs: number;
-  /** Sockets older than this are replaced before use, so one call cannot pin a socket forever. */
-  maxAgeMs: number;
-  inactivityTimeoutMs: number;
-  /** Reconnect backoff after a failed connect. */
-  backoffBaseMs: number;
-  backoffMaxMs: number;
-}
-
-export const DEFAULT_POOL_OPTIONS: SocketPoolOptions = {
-  maxSockets: 2,
-  warmSpare: true,
-  maxIdleMs: 240_000, // Cartesia closes idle sockets at 5 min; refresh before that
-  maxAgeMs: 900_000,
-  inactivityTimeoutMs: 5_000,
-  backoffBaseMs: 100,
-  backoffMaxMs: 5_000,
-};
-
-/** setTimeout turns longer (and non-finite) delays into 1 ms, silently. */
-const MAX_TIMER_MS = 2 ** 31 - 1;
-
-/** Throws unless `value` is a delay setTimeout honours, in `min`..2^31-1 ms. */
-export function checkTimerMs(name: string, value: number, min = 1): void {
-  if (typeof value !== 'number' || !Number.isFinite(value) || value < min || value > MAX_TIMER_MS) {
-    throw new Error(`${name} must be between ${min} and ${MAX_TIMER_MS} ms (got ${String(value)})`);
-  }
-}
-
-/**
- * Absurd values fail here rather than in production: a NaN watchdog re-arms every millisecond and
- * never fires, a NaN backoff reconnects in a tight loop, a fractional socket count never fits.
- */
-function checkPoolOptions(o: SocketPoolOptions): void {
-  if (!Number.isInteger(o.maxSockets) || o.maxSockets < 1) {
-    throw new Error(`pool.maxSockets must be a positive integer (got ${String(o.maxSockets)})`);
-  }
-  checkTimerMs('pool.inactivityTimeoutMs', o.inactivityTimeoutMs);
-  checkTimerMs('pool.backoffBaseMs', o.backoffBaseMs, 0);
-  checkTimerMs('pool.backoffMaxMs', o.backoffMaxMs, 0);
-  for (const [name, value] of [['maxIdleMs', o.maxIdleMs], ['maxAgeMs', o.maxAgeMs]] as const) {
-    // Compared, never armed as timers: Infinity means "never".
-    if (typeof value !== 'number' || Number.isNaN(value) || value < 0) {
-      throw new Error(`pool.${name} must be a non-negative number of ms (got ${String(value)})`);
-    }
-  }
-}
 
 export interface PoolStats {
   open: number;
@@ -66,13 +14,17 @@ export interface PoolStats {
  * Persistent provider sockets for one TTS instance. Opened by `prewarm()` or the first turn,
  * reused across turns and interruptions, replaced when stale, and reconnected with capped
  * exponential backoff. A socket still draining stale requests (in-order providers) is not handed
- * to a new turn while a clean one exists or can be opened.
+ * to a new turn while a clean one exists or can be opened. With a `ConnectionBudget`, every socket
+ * holds a lease from it: sockets that are only nice to have (prewarm, spare, refresh) open only
+ * if a lease is free; a turn with no socket at all waits in line for one.
  */
 export class SocketPool {
   #codec: ProviderCodec;
   #opts: SocketPoolOptions;
+  #budget: ConnectionBudget | undefined;
   #sockets = new Set<ProviderSocket>();
   #connecting = new Set<Promise<ProviderSocket>>();
+  #leases = new Map<ProviderSocket, ConnectionLease>();
   #opened = 0;
   #droppedFromClosed = 0;
   #failures = 0;
@@ -81,10 +33,13 @@ export class SocketPool {
   #warm = false;
   #prewarming: Promise<void> | undefined;
   #freshness: NodeJS.Timeout | undefined;
+  #budgetReportedAt = -Infinity;
+  #closing = new AbortController();
   #logger = log();
 
-  constructor(codec: ProviderCodec, opts: Partial<SocketPoolOptions> = {}) {
+  constructor(codec: ProviderCodec, opts: Partial<SocketPoolOptions> = {}, budget?: ConnectionBudget) {
     this.#codec = codec;
+    this.#budget = budget;
     // An option passed as undefined (config pass-through) means the default, not "unset".
     const given = Object.fromEntries(Object.entries(opts).filter(([, v]) => v !== undefined));
     this.#opts = { ...DEFAULT_POOL_OPTIONS, ...given };
@@ -97,14 +52,14 @@ export class SocketPool {
     return { open: this.#sockets.size, opened: this.#opened, staleEventsDropped: dropped };
   }
 
-  /** Opens the first socket (and the spare) ahead of the first turn, and keeps them fresh. */
+  /** Opens the first socket (and, with `warmSpare`, the spare) ahead of the first turn, and keeps it fresh. */
   prewarm(): Promise<void> {
     this.#warm = true;
     this.#startFreshnessTimer();
     // Overlapping calls share one connect instead of each opening a socket.
     this.#prewarming ??= (async () => {
       try {
-        if (this.#sockets.size + this.#connecting.size === 0) await this.#open();
+        if (this.#total() === 0) await this.#open(undefined, 'if-free').catch(ignoreBudgetSpent);
         else if (this.#connecting.size > 0) await Promise.race([...this.#connecting]);
         this.#topUpSpare();
       } finally {
@@ -119,9 +74,12 @@ export class SocketPool {
     if (this.#closed) throw new APIConnectionError({ message: 'TTS is closed', options: { retryable: false } });
     this.#evictStale();
     let socket = this.#pickClean();
-    if (!socket && this.#sockets.size + this.#connecting.size < this.#opts.maxSockets) {
-      socket = await this.#open(signal);
+    if (!socket && this.#codec.ordering === 'multiplexed' && this.#connecting.size > 0) {
+      // Any open multiplexed socket takes a new stream: wait for the one on its way, not open another.
+      await Promise.race([...this.#connecting]).catch(() => undefined);
+      socket = this.#pickClean();
     }
+    if (!socket && this.#total() < this.#opts.maxSockets) socket = await this.#openForTurn(signal);
     if (!socket && this.#connecting.size > 0) {
       await Promise.race([...this.#connecting]).catch(() => undefined);
       socket = this.#pickClean();
@@ -129,26 +87,16 @@ export class SocketPool {
     if (!socket) {
       // Every socket is busy. One that only carries stale requests of interrupted turns would make
       // this turn wait behind audio nobody will hear (in-order providers have no cancel): a fresh
-      // handshake is cheaper, so replace it.
+      // handshake is cheaper, so replace it (its lease passes to the replacement).
       const draining = this.#pickDraining();
-      if (draining) {
-        draining.close();
-        socket = await this.#openWithinCap(signal);
-      }
+      if (draining) socket = await this.#replace(draining, signal);
     }
     // Otherwise share the least loaded rather than fail the turn.
-    socket ??= this.#pickLeastLoaded() ?? (await this.#open(signal));
+    socket ??= this.#pickLeastLoaded() ?? (await this.#open(signal, 'wait'));
     socket.leases++;
     socket.lastUsedAt = Date.now();
     this.#topUpSpare();
     return socket;
-  }
-
-  /** Opens a socket unless the cap is reached, in which case it waits for one being opened. */
-  async #openWithinCap(signal?: AbortSignal): Promise<ProviderSocket | undefined> {
-    if (this.#sockets.size + this.#connecting.size < this.#opts.maxSockets) return this.#open(signal);
-    if (this.#connecting.size > 0) await Promise.race([...this.#connecting]).catch(() => undefined);
-    return this.#pickClean();
   }
 
   release(socket: ProviderSocket): void {
@@ -158,9 +106,40 @@ export class SocketPool {
 
   async close(): Promise<void> {
     this.#closed = true;
+    this.#closing.abort();
     if (this.#freshness) clearInterval(this.#freshness);
     await Promise.allSettled([...this.#connecting]);
     for (const s of [...this.#sockets]) s.close();
+  }
+
+  #total(): number {
+    return this.#sockets.size + this.#connecting.size;
+  }
+
+  /**
+   * Another socket for a turn. When the budget is spent but this pool holds a socket, the turn
+   * shares it (waiting behind its requests) instead of queueing for the budget.
+   */
+  async #openForTurn(signal?: AbortSignal): Promise<ProviderSocket | undefined> {
+    const holdsOne = [...this.#sockets].some((s) => s.isOpen);
+    if (!this.#budget || !holdsOne) return this.#open(signal, 'wait');
+    try {
+      return await this.#open(signal, 'if-free');
+    } catch (err) {
+      if (!(err instanceof BudgetSpent)) throw err;
+      this.#reportBudget('the turn shares a socket this process already holds');
+      return undefined;
+    }
+  }
+
+  /** Closes a socket that only drains stale requests and opens its replacement on the same lease. */
+  #replace(draining: ProviderSocket, signal?: AbortSignal): Promise<ProviderSocket> {
+    const lease = this.#leases.get(draining);
+    this.#leases.delete(draining);
+    // Started before the close, so the close does not also start a background reconnect.
+    const replacement = this.#open(signal, lease ?? 'wait');
+    draining.close();
+    return replacement;
   }
 
   #pickClean(): ProviderSocket | undefined {
@@ -171,6 +150,10 @@ export class SocketPool {
       if (!best || s.lastUsedAt > best.lastUsedAt) best = s;
     }
     return best;
+  }
+
+  #hasCleanIdle(except?: ProviderSocket): boolean {
+    return [...this.#sockets].some((s) => s !== except && s.takesNewStream && s.leases === 0);
   }
 
   #pickDraining(): ProviderSocket | undefined {
@@ -199,20 +182,38 @@ export class SocketPool {
     }
   }
 
+  /** `warmSpare` only: keep one clean idle socket beside the one in use. */
   #topUpSpare(): void {
-    if (!this.#warm || !this.#opts.warmSpare || this.#closed) return;
-    const total = this.#sockets.size + this.#connecting.size;
-    if (total >= this.#opts.maxSockets) return;
-    const cleanIdle = [...this.#sockets].some((s) => s.takesNewStream && s.leases === 0);
-    if (cleanIdle && total >= 1) return;
-    void this.#open().catch(() => undefined);
+    if (!this.#warm || !this.#opts.warmSpare) return;
+    if (this.#hasCleanIdle() && this.#total() >= 1) return;
+    this.#openSpare();
   }
 
-  async #open(signal?: AbortSignal): Promise<ProviderSocket> {
+  /**
+   * An in-order socket kept an interrupted turn's requests: the next turn would wait behind them,
+   * so open a clean socket now, while the caller is still speaking, if the cap and budget allow.
+   */
+  #onBlocked(socket: ProviderSocket): void {
+    if (this.#hasCleanIdle(socket) || this.#connecting.size > 0) return;
+    this.#openSpare();
+  }
+
+  #openSpare(): void {
+    if (this.#closed || this.#total() >= this.#opts.maxSockets) return;
+    void this.#open(undefined, 'if-free').catch(() => undefined);
+  }
+
+  /**
+   * Connects one socket. `lease`: the budget lease it holds — one already held (a replacement),
+   * `'if-free'` (take one only if free now; else reject with BudgetSpent), or `'wait'` (queue for
+   * one, up to budgetWaitMs).
+   */
+  async #open(signal: AbortSignal | undefined, lease: ConnectionLease | 'if-free' | 'wait'): Promise<ProviderSocket> {
     const attempt = (async () => {
-      // Counted as connecting from the start (backoff included), so the cap holds meanwhile.
+      // Counted as connecting from the start (backoff and budget wait included), so the cap holds meanwhile.
       const wait = this.#nextAttemptAt - Date.now();
       if (wait > 0) await sleep(wait, signal);
+      const held = typeof lease === 'object' ? lease : await this.#takeLease(lease, signal);
       try {
         const ws = await this.#codec.connect(signal);
         if (this.#closed) {
@@ -230,6 +231,7 @@ export class SocketPool {
               this.#nextAttemptAt = 0;
               this.#topUpSpare();
             },
+            onBlocked: (s) => this.#onBlocked(s),
             onClosed: (s) => this.#forget(s),
           },
         );
@@ -238,9 +240,11 @@ export class SocketPool {
           // Refused right after the handshake (e.g. an auth error frame): report why.
           throw socket.failure ?? new APIConnectionError({ message: `${this.#codec.provider} closed the socket on connect` });
         }
+        if (held) this.#leases.set(socket, held);
         this.#sockets.add(socket);
         return socket;
       } catch (err) {
+        held?.release();
         if (err instanceof APIError && !err.retryable) {
           this.#failures++;
           throw err; // a rejected key is not a reason to hammer the provider
@@ -257,9 +261,36 @@ export class SocketPool {
     }
   }
 
+  /** A lease from the budget (undefined: no budget). Over budget a turn waits; anything else gives up. */
+  async #takeLease(mode: 'if-free' | 'wait', signal?: AbortSignal): Promise<ConnectionLease | undefined> {
+    if (!this.#budget) return undefined;
+    const now = await this.#budget.tryTake();
+    if (now) return now;
+    if (mode === 'if-free') throw new BudgetSpent();
+    this.#reportBudget(`the turn waits up to ${this.#opts.budgetWaitMs} ms for one`);
+    // close() must not wait out a turn's place in line.
+    const stop = signal ? AbortSignal.any([signal, this.#closing.signal]) : this.#closing.signal;
+    const later = await this.#budget.take(this.#opts.budgetWaitMs, stop);
+    if (later && this.#closed) later.release();
+    else if (later) return later;
+    if (stop.aborted) throw new APIConnectionError({ message: this.#closed ? 'TTS is closed' : 'aborted', options: { retryable: false } });
+    throw new APIConnectionError({
+      message: `no ${this.#codec.provider} connection came free within ${this.#opts.budgetWaitMs} ms: every socket the connection budget allows for this key is in use`,
+      options: { retryable: true },
+    });
+  }
+
+  /** One line per interval, never the key: the budget is spent and what the turn does about it. */
+  #reportBudget(consequence: string): void {
+    const now = Date.now();
+    if (now - this.#budgetReportedAt < BUDGET_REPORT_INTERVAL_MS) return;
+    this.#budgetReportedAt = now;
+    this.#logger.warn({ provider: this.#codec.provider }, `TTS connection budget for this API key is in use; ${consequence}`);
+  }
+
   /**
    * While warm, replaces idle sockets before the provider's idle timeout or our age limit would
-   * make the next turn pay a handshake: the replacement opens first, then the old one closes.
+   * make the next turn pay a handshake, never holding more than the cap and the budget allow.
    */
   #startFreshnessTimer(): void {
     if (this.#freshness || this.#closed) return;
@@ -276,12 +307,36 @@ export class SocketPool {
       const idleSoon = now - s.lastUsedAt > this.#opts.maxIdleMs - margin;
       const oldSoon = now - s.openedAt > this.#opts.maxAgeMs - margin;
       if (!idleSoon && !oldSoon) continue;
+      if (!this.#opts.warmSpare && this.#hasCleanIdle(s)) {
+        s.close(); // a spare no barge-in needs any more: give its place in the budget back
+        continue;
+      }
       s.lastUsedAt = now; // not picked again by this sweep while its replacement connects
-      void this.#open().then(
-        () => s.leases === 0 && s.outstanding === 0 && s.close(),
-        () => undefined,
-      );
+      void this.#refresh(s);
     }
+  }
+
+  /**
+   * Within the cap and with a free lease, the replacement opens first and the old socket closes
+   * once it is up (no turn pays a handshake); otherwise the old one closes first and hands its
+   * lease to the replacement.
+   */
+  async #refresh(old: ProviderSocket): Promise<void> {
+    if (this.#total() < this.#opts.maxSockets) {
+      try {
+        await this.#open(undefined, 'if-free');
+        if (old.leases === 0 && old.outstanding === 0) old.close();
+        return;
+      } catch (err) {
+        if (!(err instanceof BudgetSpent)) return;
+      }
+    }
+    if (old.leases > 0 || old.outstanding > 0 || !old.isOpen) return; // a turn took it meanwhile
+    const lease = this.#leases.get(old);
+    this.#leases.delete(old);
+    const replacement = this.#open(undefined, lease ?? 'if-free');
+    old.close();
+    await replacement.catch(() => undefined);
   }
 
   /** One more failure: the next connect waits base × 2^(failures-1), capped (jittered for connect errors). */
@@ -294,17 +349,29 @@ export class SocketPool {
   #forget(socket: ProviderSocket): void {
     this.#droppedFromClosed += socket.staleEventsDropped;
     this.#sockets.delete(socket);
+    this.#leases.get(socket)?.release();
+    this.#leases.delete(socket);
     if (socket.failure && !socket.failure.retryable) return; // e.g. a rejected key: reconnecting cannot help
     // Closed right after opening: count it as a failed connect so reconnects back off.
     if (socket.failure && Date.now() - socket.openedAt < SHORT_LIVED_MS) this.#backOff({ jitter: false });
-    if (this.#warm && !this.#closed && this.#sockets.size + this.#connecting.size === 0) {
+    if (this.#warm && !this.#closed && this.#total() === 0) {
       // Keep the next turn handshake-free: reconnect in the background (backoff applies).
-      void this.#open().then(() => this.#topUpSpare(), (err) => {
+      void this.#open(undefined, 'if-free').then(() => this.#topUpSpare(), (err) => {
         this.#logger.debug({ provider: this.#codec.provider, err: String(err) }, 'background reconnect failed');
       });
     }
   }
 }
+
+/** A socket that was only nice to have found the budget spent: not an error anyone sees. */
+class BudgetSpent extends Error {}
+
+function ignoreBudgetSpent(err: unknown): void {
+  if (!(err instanceof BudgetSpent)) throw err;
+}
+
+/** The budget warning is one line per this interval, however many turns meet a spent budget. */
+const BUDGET_REPORT_INTERVAL_MS = 30_000;
 
 /** A socket closed sooner than this after opening counts as a failed connect (backoff applies). */
 const SHORT_LIVED_MS = 1_000;

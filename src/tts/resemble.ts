@@ -55,7 +55,7 @@ export class ResembleTTS extends FirstwordTTS {
       connectTimeoutMs: merged.connectTimeoutMs,
       maxInFlight: merged.maxInFlight,
     });
-    super(codec, driverOptions(merged), merged.pool, { alignedTranscript: merged.wordTimestamps });
+    super(codec, driverOptions(merged), merged.pool, { alignedTranscript: merged.wordTimestamps }, merged.connectionBudget);
     this.#model = merged.model;
   }
 

@@ -11,6 +11,15 @@ export interface ProviderSocketOptions {
   inactivityTimeoutMs: number;
 }
 
+/** What the socket tells its pool. */
+export interface SocketHooks {
+  /** Nothing is outstanding any more. */
+  onIdle(socket: ProviderSocket): void;
+  /** An interrupted stream's tracks stay queued here (in order), so a new stream would wait behind them. */
+  onBlocked(socket: ProviderSocket): void;
+  onClosed(socket: ProviderSocket): void;
+}
+
 let nextSocketId = 1;
 
 /**
@@ -31,22 +40,20 @@ export class ProviderSocket {
   #closed = false;
   #watchdog: NodeJS.Timeout | null = null;
   #staleDropped = 0;
-  #onIdle: (socket: ProviderSocket) => void;
-  #onClosed: (socket: ProviderSocket) => void;
+  #hooks: SocketHooks;
   #logger = log();
 
   constructor(
     ws: WebSocket,
     codec: ProviderCodec,
     opts: ProviderSocketOptions,
-    hooks: { onIdle: (s: ProviderSocket) => void; onClosed: (s: ProviderSocket) => void },
+    hooks: SocketHooks,
   ) {
     this.#ws = ws;
     this.#codec = codec;
     this.#opts = opts;
     this.#tracks = trackTableFor(codec);
-    this.#onIdle = hooks.onIdle;
-    this.#onClosed = hooks.onClosed;
+    this.#hooks = hooks;
     ws.on('message', (data: RawData, isBinary: boolean) => this.#onMessage(data, isBinary));
     ws.on('close', (code: number) =>
       this.#fail(new APIConnectionError({ message: `${codec.provider} socket closed (code ${code})` })),
@@ -142,6 +149,7 @@ export class ProviderSocket {
       this.#sendRaw(this.#codec.encodeCancel(key));
       if (!this.#tracks.keepsAbandoned) this.#remove(key);
     }
+    if (this.staleOutstanding > 0) this.#hooks.onBlocked(this);
     this.#maybeIdle();
   }
 
@@ -163,7 +171,7 @@ export class ProviderSocket {
     } catch {
       // already gone
     }
-    this.#onClosed(this);
+    this.#hooks.onClosed(this);
     for (const o of owners) o.onSocketFailure(closedError);
   }
 
@@ -229,7 +237,7 @@ export class ProviderSocket {
   }
 
   #maybeIdle(): void {
-    if (this.#tracks.size === 0 && this.isOpen) this.#onIdle(this);
+    if (this.#tracks.size === 0 && this.isOpen) this.#hooks.onIdle(this);
   }
 
   #fail(error: APIError): void {

@@ -224,6 +224,23 @@ describe('Resemble server: auth, paths and limits', () => {
     await fx.connect({ key: 'a' });
   });
 
+  // How Resemble refuses the 21st connection is UNCONFIRMED: the form is an option, the count holds.
+  it('can refuse over the limit with an error frame then a close, and counts every refusal', async () => {
+    await fx.start({ maxConnectionsPerKey: 1, connectionLimitRefusal: { kind: 'error-frame', status: 503 } });
+    await fx.connect();
+    const refused = await fx.connect();
+    expect(await refused.json((v) => v.type === 'error')).toMatchObject({
+      error_name: 'TooManyConnections',
+      status_code: 503,
+      success: false,
+    });
+    expect((await refused.waitClosed()).code).toBe(1000);
+    expect(fx.server().connectionsRefused).toBe(1);
+    fx.server().setOptions({ connectionLimitRefusal: { kind: 'http', status: 429 } });
+    expect(await RawClient.refusal(fx.server().url)).toMatchObject({ status: 429, body: { error_name: 'TooManyConnections' } });
+    expect(fx.server().connectionsRefused).toBe(2);
+  });
+
   it('answers pings', async () => {
     await fx.start();
     const client = await fx.connect();

@@ -8,8 +8,9 @@ import { createServer, STATUS_CODES, type IncomingMessage, type Server } from 'n
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
-import { connectionFailureFrame } from './resemble/frames.js';
+import { connectionFailureFrame, errorFrame } from './resemble/frames.js';
 import {
+  DEFAULT_ERROR_NAMES,
   RESEMBLE_SERVER_DEFAULTS,
   type ReceivedRequest,
   type RejectedRequest,
@@ -38,6 +39,8 @@ export interface ResembleServer {
   rejected: RejectedRequest[];
   /** Total accepted upgrades (including ones then refused by an auth error frame). */
   connectionsOpened: number;
+  /** Upgrades refused for being over `maxConnectionsPerKey` (however the refusal was made). */
+  connectionsRefused: number;
   openConnections(): number;
   /** Takes effect for later requests (and later upgrades). */
   setOptions(patch: Partial<ResembleServerOptions>): void;
@@ -72,6 +75,7 @@ class LocalResembleServer implements ResembleServer {
   readonly received: ReceivedRequest[] = [];
   readonly rejected: RejectedRequest[] = [];
   #connectionsOpened = 0;
+  #connectionsRefused = 0;
   #options: ResembleServerOptions;
   #http: Server;
   #wss = new WebSocketServer({ noServer: true, perMessageDeflate: false, clientTracking: false });
@@ -89,6 +93,10 @@ class LocalResembleServer implements ResembleServer {
 
   get connectionsOpened(): number {
     return this.#connectionsOpened;
+  }
+
+  get connectionsRefused(): number {
+    return this.#connectionsRefused;
   }
 
   openConnections(): number {
@@ -128,8 +136,7 @@ class LocalResembleServer implements ResembleServer {
       return;
     }
     if ((this.#openByKey.get(key) ?? 0) >= options.maxConnectionsPerKey) {
-      const message = `at most ${options.maxConnectionsPerKey} parallel connections per API key`;
-      refuseUpgrade(socket, 429, errorBody('TooManyConnections', 429, message));
+      this.#refuseOverLimit(req, socket, head);
       return;
     }
     // handleUpgrade completes synchronously here (no verifyClient, no extensions), so the count
@@ -147,6 +154,26 @@ class LocalResembleServer implements ResembleServer {
         this.#sockets.delete(ws);
         this.#openByKey.set(key, (this.#openByKey.get(key) ?? 1) - 1);
       });
+    });
+  }
+
+  /** docs/providers.md A.8/A.9: 20 per key is documented, the refusal's form is not (an option). */
+  #refuseOverLimit(req: IncomingMessage, socket: Duplex, head: Buffer): void {
+    this.#connectionsRefused++;
+    const { maxConnectionsPerKey, connectionLimitRefusal: refusal, errorNames } = this.#options;
+    const errorName = errorNames?.tooManyConnections ?? DEFAULT_ERROR_NAMES.tooManyConnections;
+    const message = `at most ${maxConnectionsPerKey} parallel connections per API key`;
+    if (refusal.kind === 'http') {
+      refuseUpgrade(socket, refusal.status, errorBody(errorName, refusal.status, message));
+      return;
+    }
+    // Tracked (so close() ends it) but not counted against the key: it is closed at once, never served.
+    this.#wss.handleUpgrade(req, socket, head, (ws) => {
+      this.#sockets.set(ws, undefined);
+      ws.on('close', () => this.#sockets.delete(ws));
+      ws.on('error', () => ws.terminate());
+      ws.send(errorFrame({ errorName, statusCode: refusal.status, message }));
+      ws.close(1000, errorName);
     });
   }
 

@@ -164,6 +164,7 @@ describe('absurd configuration', () => {
     ['pool.maxSockets 1.5', resemble({ pool: { maxSockets: 1.5 } }), /maxSockets/],
     ['pool.backoffBaseMs NaN (reconnects without backoff)', resemble({ pool: { backoffBaseMs: NaN } }), /backoffBaseMs/],
     ['pool.maxIdleMs negative', cartesia({ pool: { maxIdleMs: -5 } }), /maxIdleMs/],
+    ['pool.budgetWaitMs NaN (a turn over budget would never give up)', resemble({ pool: { budgetWaitMs: NaN } }), /budgetWaitMs/],
   ];
 
   it.each(refused)('refuses %s with a message naming the option', (_label, make, message) => {

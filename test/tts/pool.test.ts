@@ -45,7 +45,7 @@ describe('socket pool', () => {
   // evicted when idle and (Resemble) from ever being clean again.
   it('a stream closed while waiting for a socket releases its lease', async () => {
     fx = await fixtures.cartesia();
-    engine = fx.make(); // Cartesia: maxSockets 1, so the second stream waits on the first's connect
+    engine = fx.make(); // Cartesia multiplexes: the second stream waits on the first's connect
     let openGate!: () => void;
     const gate = new Promise<void>((r) => (openGate = r));
     const realConnect = CartesiaCodec.prototype.connect;

@@ -57,6 +57,8 @@ export interface ResembleErrorNames {
   unsupportedFormat: string;
   /** Wrong type or value of `request_id`, `sample_rate`, `precision`, ... */
   invalidField: string;
+  /** An upgrade over `maxConnectionsPerKey`. */
+  tooManyConnections: string;
 }
 
 export interface ResembleServerOptions {
@@ -86,8 +88,15 @@ export interface ResembleServerOptions {
   timestamps: boolean;
   /** Never answer the client's close frame (Resemble does not ack); streaming for that socket stops. @defaultValue false */
   ignoreClientClose: boolean;
-  /** Open sockets per key; further upgrades get HTTP 429. @defaultValue 20 */
+  /** Open sockets per key (documented: 20 parallel connections per API key); further upgrades are refused. @defaultValue 20 */
   maxConnectionsPerKey: number;
+  /**
+   * How an upgrade over `maxConnectionsPerKey` is refused (UNCONFIRMED upstream: the docs only say
+   * back off and retry): an HTTP refusal with `status`, or an accepted upgrade followed by an error
+   * frame (`errorNames.tooManyConnections`, `status`) and a close (code 1000).
+   * @defaultValue { kind: 'http', status: 429 }
+   */
+  connectionLimitRefusal: { kind: 'http' | 'error-frame'; status: number };
   /** Close (1000, 'idle timeout') a socket with no request in flight and no message for this long. */
   idleCloseMs?: number;
   /** Limit on `data`, counting code points outside `<...>` tags. @defaultValue 3000 */
@@ -118,6 +127,7 @@ export const RESEMBLE_SERVER_DEFAULTS: ResembleServerOptions = {
   timestamps: false,
   ignoreClientClose: false,
   maxConnectionsPerKey: 20,
+  connectionLimitRefusal: { kind: 'http', status: 429 },
   maxChars: 3000,
   seed: 1,
 };
@@ -127,6 +137,7 @@ export const DEFAULT_ERROR_NAMES: ResembleErrorNames = {
   unknownVoice: 'InvalidVoice',
   unsupportedFormat: 'UnsupportedOutputFormat',
   invalidField: 'BadJSON',
+  tooManyConnections: 'TooManyConnections',
 };
 
 export const SUPPORTED_SAMPLE_RATES = [8000, 16000, 22050, 32000, 44100, 48000] as const;
