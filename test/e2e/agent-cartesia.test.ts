@@ -46,6 +46,7 @@ import {
 import { workerEnv } from '../../scripts/stack/components.js';
 import { requireForSuite } from '../helpers/requires.js';
 import { liveInGroup } from './process-group.js';
+import { settledWithin } from '../helpers/async.js';
 import { type E2EStack, requireStack, startStack } from './stack.js';
 
 const available = requireStack();
@@ -256,10 +257,7 @@ describe.skipIf(!available)('the production worker in real rooms (Cartesia fake,
       '--stop-after-ms', '1000',
       '--tail-ms', '500',
     ]);
-    let timer: NodeJS.Timeout | undefined;
-    const exit = await Promise.race([exited, new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), 90_000)))]).finally(() =>
-      clearTimeout(timer),
-    );
+    const exit = await settledWithin(exited, 90_000);
     const leftovers = exit ? liveInGroup(worker.pid) : [];
     const log = readFileSync(worker.logFile, 'utf8');
     const lines = log.split('\n').filter((l) => /draining worker|all jobs finished|drain timed out|did not|still starting|worker stopped/.test(l));

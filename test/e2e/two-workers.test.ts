@@ -18,6 +18,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freshRoom, waitFor } from './agent-calls.js';
 import { groupCpuMs } from './process-group.js';
+import { settledWithin } from '../helpers/async.js';
 import { type E2EStack, type WorkerHandle, requireStack, startStack } from './stack.js';
 
 const available = requireStack();
@@ -94,10 +95,7 @@ describe.skipIf(!available)('two workers behind one LiveKit server', () => {
 
     const result = await crowd;
     expect(result.ok, `room-crowd: ${result.error}; ${JSON.stringify(result)}`).toBe(true);
-    let timer: NodeJS.Timeout | undefined;
-    const exitedB = await Promise.race([exitB, new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), 90_000)))]).finally(() =>
-      clearTimeout(timer),
-    );
+    const exitedB = await settledWithin(exitB, 90_000);
     const logs = { 'worker-a': readFileSync(workerA!.logFile, 'utf8'), 'worker-b': readFileSync(workerB.logFile, 'utf8') };
     const owners = result.rooms.map((r) => ({ room: r.room, agentAfterMs: r.agentMs! - r.joinedMs, by: servedBy(r.agent!, logs) }));
     console.info(

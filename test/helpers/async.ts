@@ -13,6 +13,16 @@ export async function withTimeout<T>(promise: Promise<T>, ms: number, what: stri
   }
 }
 
+/** The value of `promise` if it settles within `ms`, else undefined: for waits whose lapse the test reports itself. */
+export async function settledWithin<T>(promise: Promise<T>, ms: number): Promise<T | undefined> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([promise, new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), ms)))]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /** Resolves with the first `event` whose payload satisfies `match`. */
 export function nextEvent<T>(
   emitter: EventEmitter,

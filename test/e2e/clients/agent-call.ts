@@ -48,6 +48,8 @@ import {
 import { decodeWav, encodeWav } from '../../../src/local-voice/wav.js';
 import { AGENT_STATE, callerToken, cartesiaControl, isAgent, openaiControl, zeroCrossingHz } from './agent.js';
 import { need, parseArgs, rms, runClient } from './common.js';
+// Types only (erased): the shapes this client reports are the ones the tests read.
+import type { Frame, Transcript, Utterance } from '../agent-calls.js';
 import { settledArrivals } from '../../helpers/frame-arrival.js';
 
 const args = parseArgs();
@@ -102,15 +104,6 @@ function loadSpeech(file: string): Int16Array {
     offset += frame.samplesPerChannel;
   }
   return out;
-}
-
-interface Utterance {
-  file: string;
-  startMs?: number;
-  endMs?: number;
-  voicedStartMs?: number;
-  voicedEndMs?: number;
-  durationMs: number;
 }
 
 interface Pending {
@@ -177,19 +170,8 @@ class Microphone {
   }
 }
 
-type Speaker = 'agent' | 'user' | 'other';
-interface Transcript {
-  speaker: Speaker;
-  identity: string;
-  segment?: string;
-  final?: string;
-  startMs: number;
-  endMs?: number;
-  text: string;
-}
-
 /** Frames stamped by arrival: reads that waited for a busy event loop share a millisecond. */
-function withArrivals(frames: [number, number, number][]): [number, number, number][] {
+function withArrivals(frames: Frame[]): Frame[] {
   const arrivals = settledArrivals(frames.map(([at]) => ({ at, ms: 20 })));
   return frames.map(([, level, hz], i) => [arrivals[i]!, level, hz]);
 }
@@ -206,7 +188,7 @@ runClient('agent-call', timeoutMs, async () => {
   const room = new Room();
   const identity = args.identity ?? 'caller';
   const states: [number, string][] = [];
-  const frames: [number, number, number][] = [];
+  const frames: Frame[] = [];
   const recorded: Int16Array[] = [];
   const transcripts: Transcript[] = [];
   let agent: RemoteParticipant | undefined;
@@ -250,7 +232,7 @@ runClient('agent-call', timeoutMs, async () => {
   room.registerTextStreamHandler('lk.transcription', (reader, participantInfo) => {
     const attributes = reader.info.attributes ?? {};
     const trackId = attributes['lk.transcribed_track_id'];
-    const speaker: Speaker =
+    const speaker: Transcript['speaker'] =
       trackId !== undefined && trackId === micTrackSid ? 'user'
       : agent && (participantInfo.identity === agent.identity || trackId === [...agent.trackPublications.keys()][0]) ? 'agent'
       : participantInfo.identity === identity ? 'user'
