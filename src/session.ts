@@ -20,7 +20,26 @@ export interface SessionSettings {
    * worker passes BARGE_IN_MIN_SPEECH_MS, 150 unless set)
    */
   bargeInMinSpeechMs?: number;
+  /**
+   * How the caller's turn is taken. Unset: the framework's own endpointing (500 / 3,000 ms) and
+   * LLM-only preemptive generation — what `npm run bench:turn` calls `framework-defaults`.
+   */
+  turn?: TurnTaking;
 }
+
+export interface TurnTaking {
+  /** Wait after the end of speech when the detector says the turn is over. */
+  minDelayMs: number;
+  /** The same when it says the caller is not done. */
+  maxDelayMs: number;
+  /** LLM and TTS start on the final transcript, before the turn is committed. */
+  preemptive: boolean;
+  /** A detector in the framework's slot (see src/turn), or `vad`: the silence alone. */
+  detection: TurnDetection;
+}
+
+/** The framework's turn-detection slot (its type is not exported by name). */
+export type TurnDetection = NonNullable<NonNullable<voice.AgentSessionOptions['turnHandling']>['turnDetection']>;
 
 export const ASSISTANT_INSTRUCTIONS = [
   'You are a friendly voice assistant. Everything you write is spoken aloud by a text-to-speech',
@@ -49,14 +68,21 @@ export function createAssistant(): voice.Agent {
  * STT's end of speech otherwise.
  */
 export function createSession(components: PipelineComponents, settings: SessionSettings = {}): voice.AgentSession {
+  const interruption = { mode: 'vad' as const, ...(settings.bargeInMinSpeechMs !== undefined ? { minDuration: settings.bargeInMinSpeechMs } : {}) };
+  const turn = settings.turn;
   return new voice.AgentSession({
     vad: components.vad ?? null,
     stt: components.stt,
     llm: components.llm,
     tts: components.tts,
-    turnHandling: {
-      turnDetection: components.vad ? 'vad' : 'stt',
-      interruption: { mode: 'vad', ...(settings.bargeInMinSpeechMs !== undefined ? { minDuration: settings.bargeInMinSpeechMs } : {}) },
-    },
+    turnHandling: turn
+      ? {
+          // A detector needs the VAD's end of speech to judge at; without a VAD the STT ends turns.
+          turnDetection: components.vad ? turn.detection : 'stt',
+          endpointing: { mode: 'fixed', minDelay: turn.minDelayMs, maxDelay: turn.maxDelayMs },
+          preemptiveGeneration: { enabled: turn.preemptive, preemptiveTts: turn.preemptive },
+          interruption,
+        }
+      : { turnDetection: components.vad ? 'vad' : 'stt', interruption },
   });
 }

@@ -1,4 +1,4 @@
-import type { AckMode, MetricsHost } from './types.js';
+import type { AckMode, MetricsHost, TurnSettings } from './types.js';
 
 /**
  * How long a stopping worker waits for live calls to end before it hangs up on them.
@@ -18,6 +18,8 @@ export const CONFIG_DEFAULTS = {
   ackSlowMs: 600,
   /** bench:room: 500 (the framework's) → silent 691 ms p50 after the caller starts; 150 → 334 ms; 100 → 310 ms. */
   bargeInMinSpeechMs: 150,
+  /** Chosen by `npm run bench:turn` (README, "The caller's clock"). */
+  turn: { silenceMs: 250, minDelayMs: 300, maxDelayMs: 1500, detector: 'transcript', preemptive: true } satisfies TurnSettings as TurnSettings,
   metricsHost: '127.0.0.1' as MetricsHost,
   webHost: '127.0.0.1',
   webPort: 3000,

@@ -11,5 +11,7 @@ export type {
   SipSetupConfig,
   TelephonySampleRate,
   TtsProvider,
+  TurnDetectorChoice,
+  TurnSettings,
 } from './types.js';
 export { ENV_VARIABLES, LOG_LEVELS, METRICS_HOSTS, SECRET_VARIABLES, TELEPHONY_SAMPLE_RATES, type EnvVariable } from './variables.js';

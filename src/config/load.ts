@@ -160,6 +160,13 @@ function buildConfig(env: ParsedEnv, provider: TtsProvider): AppConfig {
     },
     chunking: { policy: env.CHUNK_POLICY ?? d.chunkPolicy, adaptive: env.CHUNK_ADAPTIVE === 'on' },
     ack: { mode: env.ACK_MODE ?? d.ackMode, slowMs: env.ACK_SLOW_MS ?? d.ackSlowMs },
+    turn: {
+      silenceMs: env.TURN_SILENCE_MS ?? d.turn.silenceMs,
+      minDelayMs: env.TURN_MIN_DELAY_MS ?? d.turn.minDelayMs,
+      maxDelayMs: env.TURN_MAX_DELAY_MS ?? d.turn.maxDelayMs,
+      detector: env.TURN_DETECTOR ?? d.turn.detector,
+      preemptive: env.TURN_PREEMPTIVE === undefined ? d.turn.preemptive : env.TURN_PREEMPTIVE === 'on',
+    },
     bargeIn: { minSpeechMs: env.BARGE_IN_MIN_SPEECH_MS ?? d.bargeInMinSpeechMs },
     metrics: { port: env.METRICS_PORT, host: env.METRICS_HOST ?? d.metricsHost },
     web: {

@@ -6,7 +6,9 @@ import type { LOG_LEVELS, METRICS_HOSTS, TELEPHONY_SAMPLE_RATES } from './variab
  * baseline firstword is measured against (`npm run bench:room`); it is a dev dependency.
  */
 export type TtsProvider = 'resemble' | 'cartesia' | 'local' | 'cartesia-livekit';
-export type AckMode = 'off' | 'always' | 'slow';
+export type AckMode = 'off' | 'early' | 'always' | 'slow';
+/** `transcript`: src/turn's judge of the words so far; `audio`: LiveKit's local audio model. */
+export type TurnDetectorChoice = 'off' | 'transcript' | 'audio';
 export type MetricsHost = (typeof METRICS_HOSTS)[number];
 export type TelephonySampleRate = (typeof TELEPHONY_SAMPLE_RATES)[number];
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -55,6 +57,12 @@ export interface AppConfig {
   /** `adaptive`: size each reply's first chunk from measured LLM rate and provider latency. */
   chunking: { policy: ChunkPolicy; adaptive: boolean };
   ack: { mode: AckMode; slowMs: number };
+  /**
+   * How the caller's turn is taken: Silero's silence before it declares the end of speech, the
+   * endpointing delays (min when the detector says the turn is over, max when not), the detector,
+   * and preemptive generation (LLM and TTS before the turn is committed).
+   */
+  turn: TurnSettings;
   /** Caller speech over the agent (ms) that pauses it (a cough resumes the reply). */
   bargeIn: { minSpeechMs: number };
   /** `port` unset: no Prometheus endpoint. */
@@ -73,6 +81,14 @@ export interface AppConfig {
   lifecycle: { drainTimeoutMs: number };
   /** Unset: each command's own default (worker `info`; the demo keeps the framework quiet). */
   logLevel?: LogLevel;
+}
+
+export interface TurnSettings {
+  silenceMs: number;
+  minDelayMs: number;
+  maxDelayMs: number;
+  detector: TurnDetectorChoice;
+  preemptive: boolean;
 }
 
 export interface SipCallConfig {
