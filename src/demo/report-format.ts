@@ -11,7 +11,7 @@ export interface RunInfo {
 
 const COLUMNS: { title: string; value: (t: TurnReport) => string }[] = [
   { title: 'turn', value: (t) => t.name },
-  { title: 'first audio', value: (t) => ms(t.firstAudioMs) },
+  { title: 'first audio', value: (t) => ms(t.firstContentMs) },
   { title: 'LLM 1st token', value: (t) => ms(t.stamps.llmFirstToken) },
   { title: '1st chunk', value: (t) => ms(t.stamps.ttsFirstChunk) },
   { title: '1st send', value: (t) => ms(t.stamps.ttsFirstSend) },

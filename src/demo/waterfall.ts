@@ -47,7 +47,7 @@ export function waterfallSvg(turns: readonly TurnReport[], info: RunInfo): strin
   for (const [i, turn] of turns.entries()) {
     if (i > 0) panels.push(`<line x1="20" y1="${y + 4}" x2="${WIDTH - RIGHT_MARGIN}" y2="${y + 4}" stroke="#dee2e6"/>`);
     y += 14;
-    const ttfa = turn.firstAudioMs === undefined ? 'no audio' : `first audio ${Math.round(turn.firstAudioMs)} ms`;
+    const ttfa = turn.firstContentMs === undefined ? 'no audio' : `first audio ${Math.round(turn.firstContentMs)} ms`;
     panels.push(text(20, y + 4, `turn “${turn.name}” — ${ttfa}${turn.interrupted ? ' — interrupted' : ''}`, { size: 14, weight: 'bold' }));
     y += 12;
     panels.push(...llmRow(turn, y, x));
@@ -58,8 +58,8 @@ export function waterfallSvg(turns: readonly TurnReport[], info: RunInfo): strin
     });
     panels.push(...playbackRow(turn, y, x));
     y += ROW;
-    if (turn.firstAudioMs !== undefined) {
-      const fx = x(turn.firstAudioMs);
+    if (turn.firstContentMs !== undefined) {
+      const fx = x(turn.firstContentMs);
       panels.push(`<line x1="${fx}" y1="${y - ROW * (turn.requests.length + 2) - 6}" x2="${fx}" y2="${y}" stroke="${COLORS.playing}" stroke-dasharray="4 3"/>`);
     }
   }

@@ -6,7 +6,8 @@
  *   playout) live at a few ms, and the ack target is 50 ms — through the 100–800 ms band where
  *   LLM first tokens, first-clause waits and provider first bytes sit (a bucket every 100 ms or
  *   so there), to 5 s for a stuck provider or a long end-of-turn wait.
- * - time to first audio (`firstword_time_to_first_audio_seconds`, from the end of user speech):
+ * - the caller's wait (`firstword_caller_wait_seconds{until="first_sound"|"first_content"}`, from the
+ *   end of the caller's speech):
  *   its own edges at the marks that matter — 0.05 (ack target), 0.4–0.5 (the floor measured for a
  *   300 ms LLM first token and a 120 ms provider first byte), 0.8 and 1.3 (the official Cartesia
  *   plugin's English and Korean first audio on the same setup), and 2 s (the silence after which
@@ -23,8 +24,8 @@ export const FIRST_AUDIO_BUCKETS_S = [0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.8, 1
 /** What a turn contributes to the histograms: numbers only, never text (unknown keys are refused). Also the push format. */
 export const turnSampleSchema = z.strictObject({
   stages: z.partialRecord(z.enum(STAGE_NAMES as [StageName, ...StageName[]]), z.number().finite()),
-  firstAudioMs: z.number().finite().nonnegative().optional(),
-  ackFirstAudioMs: z.number().finite().nonnegative().optional(),
+  firstSoundMs: z.number().finite().nonnegative().optional(),
+  firstContentMs: z.number().finite().nonnegative().optional(),
   ack: z.enum(['played', 'skipped']).optional(),
   interrupted: z.boolean(),
 });
@@ -34,8 +35,8 @@ export type TurnSample = z.infer<typeof turnSampleSchema>;
 export function toTurnSample(report: TurnReport): TurnSample {
   return {
     stages: report.stages,
-    firstAudioMs: report.firstAudioMs,
-    ackFirstAudioMs: report.ackFirstAudioMs,
+    firstSoundMs: report.firstSoundMs,
+    firstContentMs: report.firstContentMs,
     ack: report.ack?.outcome,
     interrupted: report.interrupted,
   };
@@ -51,7 +52,7 @@ export interface LatencyMetricsOptions {
 export class LatencyMetrics {
   readonly registry: Registry;
   readonly #stages: Histogram<'stage'>;
-  readonly #firstAudio: Histogram<'audio'>;
+  readonly #callerWait: Histogram<'until'>;
   readonly #turns: Counter<'ack' | 'interrupted'>;
 
   constructor(opts: Partial<LatencyMetricsOptions> = {}) {
@@ -64,10 +65,10 @@ export class LatencyMetrics {
       buckets: [...STAGE_BUCKETS_S],
       registers,
     });
-    this.#firstAudio = new Histogram({
-      name: 'firstword_time_to_first_audio_seconds',
-      help: 'End of user speech to the first audio of the reply, or of the cached acknowledgement',
-      labelNames: ['audio'],
+    this.#callerWait = new Histogram({
+      name: 'firstword_caller_wait_seconds',
+      help: "The caller's clock: end of the caller's speech to the agent's first sound (ack or reply) and to the reply's first audio",
+      labelNames: ['until'],
       buckets: [...FIRST_AUDIO_BUCKETS_S],
       registers,
     });
@@ -85,8 +86,8 @@ export class LatencyMetrics {
       // A negative stage is a lead, not a duration (preemptive LLM request before the turn ended).
       if (ms !== undefined && ms >= 0) this.#stages.observe({ stage }, ms / 1000);
     }
-    if (sample.firstAudioMs !== undefined) this.#firstAudio.observe({ audio: 'reply' }, sample.firstAudioMs / 1000);
-    if (sample.ackFirstAudioMs !== undefined) this.#firstAudio.observe({ audio: 'ack' }, sample.ackFirstAudioMs / 1000);
+    if (sample.firstSoundMs !== undefined) this.#callerWait.observe({ until: 'first_sound' }, sample.firstSoundMs / 1000);
+    if (sample.firstContentMs !== undefined) this.#callerWait.observe({ until: 'first_content' }, sample.firstContentMs / 1000);
     this.#turns.inc({ ack: sample.ack ?? 'off', interrupted: String(sample.interrupted) });
   }
 

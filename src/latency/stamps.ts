@@ -12,6 +12,8 @@ import { toEpoch } from '../tts/timeline.js';
 export const STAMP_NAMES = [
   /** The user stopped speaking (VAD/STT end of speech, as LiveKit's EOU metrics report it). */
   'userStoppedSpeaking',
+  /** The VAD declared the end of speech (its silence after the last voiced frame had passed). */
+  'vadEndOfSpeech',
   /** The final transcript of the turn arrived. */
   'sttFinal',
   /** The end of the user's turn was decided (end of speech + endpointing delay). */
@@ -40,6 +42,7 @@ export type StampName = (typeof STAMP_NAMES)[number];
 /** What each stamp means, for tables and reports. */
 export const STAMP_LABELS: Record<StampName, string> = {
   userStoppedSpeaking: 'user stopped speaking (typed turns: reply requested)',
+  vadEndOfSpeech: 'VAD end of speech',
   sttFinal: 'final transcript',
   turnDecided: 'end of turn decided',
   userTurnCompleted: 'agent turn hook ran',
@@ -58,6 +61,7 @@ export type TurnStamps = Partial<Record<StampName, number>>;
 /** Consecutive legs of the reply's path; a stage may be negative (preemptive LLM before turn end). */
 export const STAGES = [
   { name: 'transcription', from: 'userStoppedSpeaking', to: 'sttFinal' },
+  { name: 'vad_silence', from: 'userStoppedSpeaking', to: 'vadEndOfSpeech' },
   { name: 'end_of_turn', from: 'userStoppedSpeaking', to: 'turnDecided' },
   { name: 'turn_to_llm', from: 'turnDecided', to: 'llmRequest' },
   { name: 'llm_first_token', from: 'llmRequest', to: 'llmFirstToken' },
@@ -107,13 +111,13 @@ export interface TurnReport {
    * End of user speech → first audio of the reply at the output (or out of the TTS when the
    * output does not report playback). The number the product exists to shrink.
    */
-  firstAudioMs?: number;
-  /** Where `firstAudioMs` was observed. */
-  firstAudioAt?: 'playback' | 'tts_frame';
+  firstContentMs?: number;
+  /** Where `firstContentMs` was observed. */
+  firstContentAt?: 'playback' | 'tts_frame';
   /** End of user speech → the acknowledgement's first audio. */
   ackFirstAudioMs?: number;
   /** End of user speech → whatever the listener heard first (ack or reply). */
-  heardFirstAudioMs?: number;
+  firstSoundMs?: number;
   ack?: AckSummary;
   livekit: LiveKitTurnMetrics;
   interrupted: boolean;
@@ -148,7 +152,7 @@ export function buildTurnReport(input: TurnReportInput): TurnReport {
   }
 
   const replyAudio = stamps.playbackStarted ?? stamps.ttsFirstFrame;
-  const firstAudioAt = stamps.playbackStarted !== undefined ? 'playback' : stamps.ttsFirstFrame !== undefined ? 'tts_frame' : undefined;
+  const firstContentAt = stamps.playbackStarted !== undefined ? 'playback' : stamps.ttsFirstFrame !== undefined ? 'tts_frame' : undefined;
   const speechEnd = stamps.userStoppedSpeaking;
   const since = (at: number | undefined) => (speechEnd === undefined || at === undefined ? undefined : round(at - speechEnd));
   const heard = [replyAudio, stamps.ackPlaybackStarted].filter((t): t is number => t !== undefined);
@@ -170,10 +174,10 @@ export function buildTurnReport(input: TurnReportInput): TurnReport {
     at: zero,
     atEpochMs: round(toEpoch(zero)),
     stages,
-    firstAudioMs: since(replyAudio),
-    firstAudioAt,
+    firstContentMs: since(replyAudio),
+    firstContentAt,
     ackFirstAudioMs: since(stamps.ackPlaybackStarted),
-    heardFirstAudioMs: heard.length > 0 ? since(Math.min(...heard)) : undefined,
+    firstSoundMs: heard.length > 0 ? since(Math.min(...heard)) : undefined,
     ack: input.ack,
     livekit: input.livekit ?? {},
     interrupted: input.interrupted ?? false,

@@ -180,7 +180,10 @@ export class TurnBudget extends EventEmitter<TurnBudgetEvents> {
     const previousAt = this.#previousTurnAt;
     this.#previousTurnAt = ev.at;
     if (this.#lastFinalAt !== undefined && this.#lastFinalAt > previousAt) stamps.sttFinal = this.#lastFinalAt;
-    if (this.#lastStoppedAt !== undefined && this.#lastStoppedAt > previousAt) stamps.userStoppedSpeaking = this.#lastStoppedAt;
+    if (this.#lastStoppedAt !== undefined && this.#lastStoppedAt > previousAt) {
+      stamps.userStoppedSpeaking = this.#lastStoppedAt;
+      stamps.vadEndOfSpeech = this.#lastStoppedAt;
+    }
     const turn: OpenTurn = { index: ++this.#turnCount, message: ev.message, stamps, livekit: {}, interrupted: false, closed: false };
     this.#turn = turn;
     if (this.#earlyAck?.messageId === ev.message.id) this.#applyAck(turn, this.#earlyAck);
@@ -250,7 +253,9 @@ export class TurnBudget extends EventEmitter<TurnBudgetEvents> {
 
   #applyAck(turn: OpenTurn, ev: AckSignal): void {
     turn.ack = { outcome: ev.outcome, reason: ev.reason, phraseId: ev.phraseId, language: ev.language, durationMs: ev.durationMs };
-    if (ev.outcome === 'played') turn.stamps.ackQueued = ev.at;
+    if (ev.outcome !== 'played') return;
+    turn.stamps.ackQueued = ev.at;
+    if (ev.playedAt !== undefined) turn.stamps.ackPlaybackStarted = ev.playedAt;
   }
 
   /** Follows the session's current audio output (a room attaches its own at start). */
@@ -328,9 +333,9 @@ export class TurnBudget extends EventEmitter<TurnBudgetEvents> {
       turn: report.turn,
       speechId: report.speechId,
       atEpochMs: report.atEpochMs,
-      firstAudioMs: report.firstAudioMs,
-      firstAudioAt: report.firstAudioAt,
-      heardFirstAudioMs: report.heardFirstAudioMs,
+      firstContentMs: report.firstContentMs,
+      firstContentAt: report.firstContentAt,
+      firstSoundMs: report.firstSoundMs,
       ackFirstAudioMs: report.ackFirstAudioMs,
       stages: report.stages,
       stamps: report.stamps,

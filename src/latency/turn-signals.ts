@@ -41,12 +41,24 @@ export interface AckSignal {
   at: number;
   outcome: 'played' | 'skipped';
   reason: AckReason;
+  /** When its first frame played, for an ack played outside the speech queue (`early`). */
+  playedAt?: number;
   phraseId?: string;
   language?: string;
   durationMs?: number;
 }
 
-export type AckReason = 'always' | 'slow_llm' | 'llm_ready' | 'no_phrase' | 'interrupted' | 'closed';
+export type AckReason =
+  | 'always'
+  | 'slow_llm'
+  | 'llm_ready'
+  | 'no_phrase'
+  | 'interrupted'
+  | 'closed'
+  | 'early'
+  | 'not_over'
+  | 'reply_ready'
+  | 'user_resumed';
 
 export interface TurnSignalEvents {
   /**

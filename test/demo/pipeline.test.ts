@@ -87,7 +87,7 @@ describe('demo pipeline, one short turn', () => {
     const values = TYPED_TURN_STAMPS.map((name) => report.stamps[name]);
     expect(values.every((v) => v !== undefined)).toBe(true);
     for (let i = 1; i < values.length; i++) expect(values[i]!).toBeGreaterThanOrEqual(values[i - 1]!);
-    expect(report.firstAudioMs).toBe(report.stamps.playbackStarted);
+    expect(report.firstContentMs).toBe(report.stamps.playbackStarted);
   });
 
   it('voices every request once, each sent before its first byte and played back to back', () => {
@@ -112,7 +112,7 @@ describe('one turn timeline', () => {
       expect(line.fields.speechId).toBe(report.speechId);
       expect(line.fields.stamps).toEqual(report.stamps);
       expect(line.fields.stages).toEqual(report.stages);
-      expect(line.fields.firstAudioMs).toBe(report.firstAudioMs);
+      expect(line.fields.firstContentMs).toBe(report.firstContentMs);
       expect(line.fields.interrupted).toBe(report.interrupted);
     }
     expect(result.turns.map((t) => t.interrupted)).toEqual([false, true]);

@@ -125,7 +125,7 @@ describe('demoTurnReport', () => {
     const demo = demoTurnReport(report, { name: 't', prompt: 'p' }, events, [segment(frames)]);
     expect(demo.stamps).toEqual(report.stamps);
     expect(demo.stamps).toMatchObject({ turnDecided: 0, llmFirstToken: 300, ttsFirstChunk: 340, ttsFirstSend: 345, ttsFirstByte: 400, ttsFirstFrame: 410, playbackStarted: 500 });
-    expect(demo.firstAudioMs).toBe(500);
+    expect(demo.firstContentMs).toBe(500);
     expect(demo.llm).toEqual({ tokenMs: [300, 320], doneMs: 330 });
     expect(demo.requests.map((r) => [r.audioOffsetMs, r.playStartMs, r.playEndMs])).toEqual([
       [[0, 400], 500, 900],

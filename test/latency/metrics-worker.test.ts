@@ -57,7 +57,7 @@ describe('worker turn metrics', () => {
 
     const text = await scrape(server!);
     expect(text).toContain('firstword_turns_total{ack="played",interrupted="false"} 1');
-    expect(text).toMatch(/firstword_time_to_first_audio_seconds_count\{audio="reply"\} 1/);
+    expect(text).toMatch(/firstword_caller_wait_seconds_count\{until="first_content"\} 1/);
     expect(text).toMatch(/firstword_turn_stage_seconds_count\{stage="tts_first_byte"\} 1/);
   });
 });

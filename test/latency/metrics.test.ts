@@ -11,8 +11,8 @@ import { requireForSuite } from '../helpers/requires.js';
 
 const SAMPLE: TurnSample = {
   stages: { llm_first_token: 300, tts_first_byte: 42, turn_to_llm: -120 },
-  firstAudioMs: 450,
-  ackFirstAudioMs: 30,
+  firstContentMs: 450,
+  firstSoundMs: 30,
   ack: 'played',
   interrupted: false,
 };
@@ -61,9 +61,9 @@ describe('LatencyMetrics', () => {
     expect(stage('tts_first_byte', '0.025')).toBe(0);
     expect(stage('tts_first_byte', '0.05')).toBe(1);
     expect(valueOf(text, 'firstword_turn_stage_seconds_count{stage="turn_to_llm"}')).toBeUndefined();
-    expect(valueOf(text, 'firstword_time_to_first_audio_seconds_bucket{le="0.4",audio="reply"}')).toBe(0);
-    expect(valueOf(text, 'firstword_time_to_first_audio_seconds_bucket{le="0.5",audio="reply"}')).toBe(1);
-    expect(valueOf(text, 'firstword_time_to_first_audio_seconds_bucket{le="0.05",audio="ack"}')).toBe(1);
+    expect(valueOf(text, 'firstword_caller_wait_seconds_bucket{le="0.4",until="first_content"}')).toBe(0);
+    expect(valueOf(text, 'firstword_caller_wait_seconds_bucket{le="0.5",until="first_content"}')).toBe(1);
+    expect(valueOf(text, 'firstword_caller_wait_seconds_bucket{le="0.05",until="first_sound"}')).toBe(1);
     expect(valueOf(text, 'firstword_turns_total{ack="played",interrupted="false"}')).toBe(1);
   });
 
@@ -83,7 +83,8 @@ describe('LatencyMetrics', () => {
     const sample = toTurnSample(report);
     expect(turnSampleSchema.parse(JSON.parse(JSON.stringify(sample)))).toEqual({
       stages: { end_of_turn: 500, turn_to_llm: 10, llm_first_token: 290 },
-      firstAudioMs: 900,
+      firstSoundMs: 900,
+      firstContentMs: 900,
       ack: 'skipped',
       interrupted: false,
     });
@@ -136,12 +137,12 @@ describe('metrics endpoint', () => {
     server = await startMetricsServer({ port: 0, metrics });
     const pusher = createTurnPusher({ port: server.port });
     pusher.push(SAMPLE);
-    pusher.push({ ...SAMPLE, ack: undefined, ackFirstAudioMs: undefined, interrupted: true });
+    pusher.push({ ...SAMPLE, ack: undefined, firstSoundMs: undefined, interrupted: true });
     await withTimeout(pusher.close(), 5_000, 'pushes');
     const text = await metrics.text();
     expect(valueOf(text, 'firstword_turns_total{ack="played",interrupted="false"}')).toBe(1);
     expect(valueOf(text, 'firstword_turns_total{ack="off",interrupted="true"}')).toBe(1);
-    expect(valueOf(text, 'firstword_time_to_first_audio_seconds_count{audio="reply"}')).toBe(2);
+    expect(valueOf(text, 'firstword_caller_wait_seconds_count{until="first_content"}')).toBe(2);
   });
 
   it('a push to nowhere is dropped without an error reaching the caller', async () => {

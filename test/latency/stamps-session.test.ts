@@ -68,9 +68,9 @@ describe('turn budget in a session', () => {
       ]);
       expectOrdered(report, ['userTurnCompleted', 'ackQueued', 'ackPlaybackStarted', 'playbackStarted']);
       expect(report.stamps.turnDecided).toBeDefined();
-      expect(report.firstAudioAt).toBe('playback');
+      expect(report.firstContentAt).toBe('playback');
       expect(report.ack).toMatchObject({ outcome: 'played', reason: 'always', language: 'ko' });
-      expect(report.heardFirstAudioMs).toBe(report.ackFirstAudioMs);
+      expect(report.firstSoundMs).toBe(report.ackFirstAudioMs);
       expect(report.livekit.llmTtftMs).toBeGreaterThanOrEqual(0);
       expect(report.livekit.ttsTtfbMs).toBeGreaterThanOrEqual(0);
       expect(report.interrupted).toBe(false);
@@ -156,7 +156,7 @@ describe('turn budget in a session', () => {
     for (const report of s.budget.reports) {
       expect(report.stamps.turnDecided).toBe(0);
       expectOrdered(report, ['userStoppedSpeaking', 'llmRequest', 'llmFirstToken', 'ttsFirstChunk', 'ttsFirstByte', 'ttsFirstFrame', 'playbackStarted']);
-      expect(report.firstAudioMs).toBe(report.stamps.playbackStarted);
+      expect(report.firstContentMs).toBe(report.stamps.playbackStarted);
       // No user turn ended, so no acknowledgement was due.
       expect(report.ack).toBeUndefined();
       expect(report.stamps.ackQueued).toBeUndefined();

@@ -9,6 +9,7 @@ function orderedStamps(report: TurnReport): Array<{ name: string; ms: number }> 
 
 const FULL = {
   userStoppedSpeaking: 1000,
+  vadEndOfSpeech: 1250,
   sttFinal: 1150,
   turnDecided: 1500,
   userTurnCompleted: 1502,
@@ -28,6 +29,7 @@ describe('buildTurnReport', () => {
     const report = buildTurnReport({ turn: 3, speechId: 'speech_x', stamps: FULL });
     expect(report.stages).toEqual({
       transcription: 150,
+      vad_silence: 250,
       end_of_turn: 500,
       turn_to_llm: -200,
       llm_first_token: 320,
@@ -41,10 +43,10 @@ describe('buildTurnReport', () => {
     expect(report).toMatchObject({
       turn: 3,
       speechId: 'speech_x',
-      firstAudioMs: 793,
-      firstAudioAt: 'playback',
+      firstContentMs: 793,
+      firstContentAt: 'playback',
       ackFirstAudioMs: 510,
-      heardFirstAudioMs: 510,
+      firstSoundMs: 510,
       interrupted: false,
       livekit: {},
     });
@@ -65,21 +67,21 @@ describe('buildTurnReport', () => {
     });
     expect(report.stages).toEqual({});
     expect(report.at).toBe(520);
-    expect(report).toMatchObject({ firstAudioMs: 890, firstAudioAt: 'tts_frame', heardFirstAudioMs: 890 });
+    expect(report).toMatchObject({ firstContentMs: 890, firstContentAt: 'tts_frame', firstSoundMs: 890 });
     expect(report.ackFirstAudioMs).toBeUndefined();
     expect(orderedStamps(report).map((s) => s.name)).toEqual(['userStoppedSpeaking', 'userTurnCompleted', 'llmRequest', 'ttsFirstFrame']);
   });
 
   it('has no time to first audio without the end of user speech', () => {
     const report = buildTurnReport({ turn: 1, stamps: { turnDecided: 5, playbackStarted: 400 } });
-    expect(report.firstAudioMs).toBeUndefined();
-    expect(report.heardFirstAudioMs).toBeUndefined();
-    expect(report.firstAudioAt).toBe('playback');
+    expect(report.firstContentMs).toBeUndefined();
+    expect(report.firstSoundMs).toBeUndefined();
+    expect(report.firstContentAt).toBe('playback');
   });
 
   it('counts the ack as what was heard first only when it came first', () => {
     const late = buildTurnReport({ turn: 1, stamps: { ...FULL, ackPlaybackStarted: 1900 } });
-    expect(late.heardFirstAudioMs).toBe(793);
+    expect(late.firstSoundMs).toBe(793);
     expect(late.ackFirstAudioMs).toBe(900);
   });
 });
