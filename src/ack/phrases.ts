@@ -25,3 +25,12 @@ export function detectAckLanguage(transcript: string): AckLanguage {
   const latin = transcript.match(LATIN)?.length ?? 0;
   return hangul > 0 && hangul >= latin ? 'ko' : 'en';
 }
+
+/**
+ * What the early acknowledgement says: a backchannel, not a sentence. It plays before the turn is
+ * committed and the reply waits for its end, so it is as short as a word (~0.3 s).
+ */
+export const EARLY_ACK_PHRASES: Readonly<Record<AckLanguage, readonly string[]>> = {
+  ko: ['네.', '아, 네.', '네네.'],
+  en: ['Okay.', 'Sure.', 'Right.'],
+};

@@ -1,0 +1,177 @@
+/**
+ * A room-less session that hears the caller speak: the scripted microphone and STT in front of the
+ * production session wiring (src/session.ts), the real Silero VAD, the early acknowledgement when
+ * asked for, and the worker's turn budget. `npm run demo` and `npm run bench:turn` both run on it.
+ *
+ * What the caller hears is recorded at real time, so each spoken turn is measured from the last
+ * voiced sample of the caller's audio — the caller's clock — to the first sound and the first
+ * content, and every agent sound that began before the caller was done is a false end.
+ */
+import { type VAD, type llm, type tts, voice } from '@livekit/agents';
+import { AckOutput } from '../audio/ack-output.js';
+import { RecordingAudioOutput, type RecordedSegment } from '../audio/recording-output.js';
+import { type EarlyAck, type EarlyAckAttempt, type TurnCompletePredictor, attachEarlyAck } from '../ack/early.js';
+import type { AckLibrary } from '../ack/library.js';
+import type { TurnReport } from '../latency/stamps.js';
+import type { TurnBudget } from '../latency/turn-budget.js';
+import { attachTurnBudget } from '../latency/turn-budget.js';
+import { type LlmGeneration, observeAgentTurns } from '../latency/turn-signals.js';
+import { type TurnTaking, createAssistant, createSession } from '../session.js';
+import { CallerScriptSTT } from './caller-script-stt.js';
+import { ScriptedMicrophone, type SpokenUtterance } from './microphone.js';
+import type { RenderedUtterance } from './utterance.js';
+
+export interface SpokenSessionOptions {
+  vad: VAD;
+  llm: llm.LLM;
+  tts: tts.TTS;
+  /** Unset: the framework's turn taking (see createSession). */
+  turn?: TurnTaking;
+  /** Early acknowledgements with these phrases, judged by `predict`. */
+  earlyAck?: { library: AckLibrary; predict: TurnCompletePredictor };
+  /** Caller's last voiced sample → STT final. @defaultValue 150 */
+  sttFinalAfterMs?: number;
+  /** A turn with no reply this long after the caller's end of speech is reported unanswered. @defaultValue 10000 */
+  replyTimeoutMs?: number;
+  turnLog?: Parameters<typeof attachTurnBudget>[1]['logger'];
+}
+
+export interface SpokenTurn {
+  utterance: SpokenUtterance;
+  /** The caller's end of speech: the last piece's last voiced sample (timeline clock). */
+  endOfSpeechAt: number;
+  report?: TurnReport;
+  /** Caller's end of speech → first agent sound (ack or reply) / first reply audio, ms. */
+  firstSoundMs?: number;
+  firstContentMs?: number;
+  /** Agent sounds that began while the caller had only paused (before their end of speech). */
+  falseEnds: number;
+  /** Pauses inside the utterance (each a chance for a false end). */
+  pauses: number;
+  /** Preemptive drafts started for this turn and thrown away. */
+  draftsDiscarded: number;
+  acks: EarlyAckAttempt[];
+  segments: RecordedSegment[];
+  /** CPU time of this process over the turn (user + system), ms. */
+  cpuMs: number;
+}
+
+export class SpokenSession {
+  readonly session: voice.AgentSession;
+  readonly microphone: ScriptedMicrophone;
+  readonly recording: RecordingAudioOutput;
+  readonly budget: TurnBudget;
+  readonly agent: voice.Agent;
+  readonly #earlyAck?: EarlyAck;
+  readonly #replyTimeoutMs: number;
+
+  private constructor(parts: {
+    session: voice.AgentSession;
+    microphone: ScriptedMicrophone;
+    recording: RecordingAudioOutput;
+    budget: TurnBudget;
+    agent: voice.Agent;
+    earlyAck?: EarlyAck;
+    replyTimeoutMs: number;
+  }) {
+    this.session = parts.session;
+    this.microphone = parts.microphone;
+    this.recording = parts.recording;
+    this.budget = parts.budget;
+    this.agent = parts.agent;
+    this.#earlyAck = parts.earlyAck;
+    this.#replyTimeoutMs = parts.replyTimeoutMs;
+  }
+
+  static async start(opts: SpokenSessionOptions): Promise<SpokenSession> {
+    const microphone = new ScriptedMicrophone(16_000);
+    const session = createSession(
+      { vad: opts.vad, stt: new CallerScriptSTT(microphone, { finalAfterMs: opts.sttFinalAfterMs ?? 150 }), llm: opts.llm, tts: opts.tts },
+      { turn: opts.turn },
+    );
+    const recording = new RecordingAudioOutput({ playout: 'realtime' });
+    const ackOutput = new AckOutput(recording);
+    session.output.audio = ackOutput;
+    session.input.audio = microphone;
+    const agent = createAssistant();
+    const budget = attachTurnBudget(session, { agent, tts: opts.tts, logger: opts.turnLog ?? false });
+    const earlyAck = opts.earlyAck ? attachEarlyAck(session, { agent, output: ackOutput, ...opts.earlyAck }) : undefined;
+    await session.start({ agent });
+    return new SpokenSession({ session, microphone, recording, budget, agent, earlyAck, replyTimeoutMs: opts.replyTimeoutMs ?? 10_000 });
+  }
+
+  /**
+   * Speaks `utterance` and waits for the reply to finish playing (or for none to come).
+   * `cutReplyAfterMs`: interrupt the reply once it has played that long (a benchmark only needs
+   * its start).
+   */
+  async say(utterance: RenderedUtterance, options: { cutReplyAfterMs?: number } = {}): Promise<SpokenTurn> {
+    const cpuBefore = process.cpuUsage();
+    const segmentsBefore = this.recording.segments.length;
+    const acks: EarlyAckAttempt[] = [];
+    const onAttempt = (attempt: EarlyAckAttempt) => acks.push(attempt);
+    this.#earlyAck?.on('attempt', onAttempt);
+    const signals = observeAgentTurns(this.agent);
+    const generations: LlmGeneration[] = [];
+    const onRequest = (g: LlmGeneration) => generations.push(g);
+    signals.on('llm_request', onRequest);
+    const reports: TurnReport[] = [];
+    const onReport = (report: TurnReport) => reports.push(report);
+    this.budget.on('turn', onReport);
+    try {
+      const spoken = await this.microphone.speak(utterance);
+      const endOfSpeechAt = spoken.pieces.at(-1)!.lastVoicedAt;
+      await this.#waitForReply(reports, endOfSpeechAt, options.cutReplyAfterMs);
+      const segments = this.recording.segments.slice(segmentsBefore);
+      const ackStarts = acks.map((a) => a.playback?.startedAt).filter((t): t is number => t !== undefined);
+      const isAck = (segment: RecordedSegment) => ackStarts.some((t) => Math.abs(t - (segment.startedAt ?? Number.NaN)) < 3);
+      const starts = segments.filter((s) => s.startedAt !== undefined);
+      const heard = starts.filter((s) => s.startedAt! >= endOfSpeechAt - 1);
+      const content = heard.find((s) => !isAck(s));
+      const report = reports.at(-1);
+      const reply = report?.generationId;
+      const cpu = process.cpuUsage(cpuBefore);
+      return {
+        utterance: spoken,
+        endOfSpeechAt,
+        report,
+        firstSoundMs: heard[0] ? heard[0].startedAt! - endOfSpeechAt : undefined,
+        firstContentMs: content ? content.startedAt! - endOfSpeechAt : undefined,
+        falseEnds: starts.filter((s) => s.startedAt! < endOfSpeechAt - 1).length,
+        pauses: utterance.pieces.length - 1,
+        draftsDiscarded: generations.filter((g) => g.cancelled && g.id !== reply).length,
+        acks,
+        segments,
+        cpuMs: (cpu.user + cpu.system) / 1000,
+      };
+    } finally {
+      this.#earlyAck?.off('attempt', onAttempt);
+      signals.off('llm_request', onRequest);
+      this.budget.off('turn', onReport);
+    }
+  }
+
+  /** Until a turn answered after the end of speech was reported and its audio finished playing. */
+  async #waitForReply(reports: TurnReport[], endOfSpeechAt: number, cutReplyAfterMs?: number): Promise<void> {
+    const deadline = endOfSpeechAt + this.#replyTimeoutMs;
+    let speakingSince: number | undefined;
+    while (performance.now() < deadline) {
+      const done = reports.some((r) => r.at + (r.stamps.playbackStarted ?? Number.NEGATIVE_INFINITY) >= endOfSpeechAt - 1);
+      if (done && this.session.agentState !== 'speaking') return;
+      const speaking = this.session.agentState === 'speaking' && performance.now() >= endOfSpeechAt;
+      speakingSince = speaking ? (speakingSince ?? performance.now()) : undefined;
+      if (cutReplyAfterMs !== undefined && speakingSince !== undefined && performance.now() - speakingSince >= cutReplyAfterMs) {
+        await this.session.interrupt().await;
+        speakingSince = undefined;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  }
+
+  async close(): Promise<void> {
+    this.#earlyAck?.close();
+    await this.session.close();
+    await this.microphone.close();
+    this.recording.close();
+  }
+}
