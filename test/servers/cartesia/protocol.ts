@@ -42,7 +42,8 @@ export function featuresFor(version: string): VersionFeatures {
 /** An error before it is dressed in the shape its API version uses. */
 export interface ErrorSpec {
   statusCode: number;
-  errorCode: string;
+  /** `null` is sent as `error_code: null` (the docs allow it). */
+  errorCode: string | null;
   title: string;
   message: string;
 }
