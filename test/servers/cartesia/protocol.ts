@@ -71,7 +71,7 @@ export const errors = {
     statusCode: 400,
     errorCode: 'model_sunsetted',
     title: 'Model sunsetted',
-    message: `The model ${model} is no longer served; use sonic-3 or a current dated snapshot.`,
+    message: `The model ${model} is no longer served; use sonic-3.5 or a current dated snapshot.`,
   }),
   voiceNotFound: (): ErrorSpec => ({
     statusCode: 404,
