@@ -99,7 +99,9 @@ describe('loadConfig', () => {
     expect(config.tts.provider).toBe('local');
     expect(config.tts.sampleRate).toBe(16000);
     expect(config.tts.localPort).toBe(0);
-    expect(config.tts.cartesia.model).toBe('sonic-3');
+    expect(config.tts.cartesia.model).toBe('sonic-3.5');
+    expect(config.tts.cartesia.wordTimestamps).toBe(true);
+    expect(config.tts.cartesia.apiVersion).toBeUndefined(); // the plugin's 2026-03-01
     expect(config.chunking.policy).toBe('asymmetric');
     expect(config.ack).toEqual({ mode: 'slow', slowMs: 600 });
     expect(config.metrics).toEqual({ port: undefined, host: '127.0.0.1' });
@@ -172,6 +174,19 @@ describe('loadConfig', () => {
       });
       const bad = configError(() => loadConfig({ TTS_NORMALIZE: 'maybe' }, { mode: 'demo' }));
       expect(bad.problems[0]).toMatch(/^TTS_NORMALIZE must be one of on, off/);
+    });
+
+    it('takes a Cartesia model id or a dated snapshot, and CARTESIA_WORD_TIMESTAMPS as on/off', () => {
+      for (const model of ['sonic-3.5', 'sonic-3.5-2026-05-01', 'sonic-3-2026-01-12', 'sonic-latest']) {
+        expect(loadConfig({ CARTESIA_MODEL: model }, { mode: 'demo' }).tts.cartesia.model).toBe(model);
+      }
+      for (const model of ['sonic 3.5', 'Sonic-3.5', '"sonic-3.5"']) {
+        const bad = configError(() => loadConfig({ CARTESIA_MODEL: model }, { mode: 'demo' }));
+        expect(bad.problems[0]).toMatch(/^CARTESIA_MODEL must be a Cartesia model id such as sonic-3.5/);
+      }
+      expect(loadConfig({ CARTESIA_WORD_TIMESTAMPS: 'off' }, { mode: 'demo' }).tts.cartesia.wordTimestamps).toBe(false);
+      const bad = configError(() => loadConfig({ CARTESIA_WORD_TIMESTAMPS: 'yes' }, { mode: 'demo' }));
+      expect(bad.problems[0]).toMatch(/^CARTESIA_WORD_TIMESTAMPS must be one of on, off/);
     });
 
     it("reads the connection budget: Resemble's documented 20 per key unless TTS_MAX_SOCKETS_PER_KEY says otherwise", () => {

@@ -9,7 +9,8 @@ export const DEFAULT_DRAIN_TIMEOUT_S = 1800;
 export const CONFIG_DEFAULTS = {
   llmModel: 'gpt-4.1-mini',
   sttModel: 'gpt-4o-transcribe',
-  cartesiaModel: 'sonic-3',
+  /** Cartesia's recommendation (docs: "We recommend using Sonic 3.5"). */
+  cartesiaModel: 'sonic-3.5',
   localPort: 0,
   /** Resemble documents 20 parallel connections per API key (Cartesia: 10x the plan's concurrency). */
   maxSocketsPerKey: 20,

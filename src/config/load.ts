@@ -152,6 +152,7 @@ function buildConfig(env: ParsedEnv, provider: TtsProvider): AppConfig {
         language: env.CARTESIA_LANGUAGE,
         apiVersion: env.CARTESIA_API_VERSION,
         baseURL: env.CARTESIA_BASE_URL,
+        wordTimestamps: (env.CARTESIA_WORD_TIMESTAMPS ?? 'on') === 'on',
       },
       localPort: env.LOCAL_VOICE_PORT ?? d.localPort,
       normalize: (env.TTS_NORMALIZE ?? 'on') === 'on',

@@ -41,7 +41,16 @@ export interface AppConfig {
     /** Output sample rate asked of the provider; each provider has its own default when unset. */
     sampleRate?: number;
     resemble: { apiKey?: string; voiceUuid?: string; projectUuid?: string; model?: string; baseURL?: string };
-    cartesia: { apiKey?: string; voice?: string; model: string; language?: string; apiVersion?: string; baseURL?: string };
+    /** `wordTimestamps`: Cartesia's word times on the frames (heard text is exact with them). */
+    cartesia: {
+      apiKey?: string;
+      voice?: string;
+      model: string;
+      language?: string;
+      apiVersion?: string;
+      baseURL?: string;
+      wordTimestamps: boolean;
+    };
     /** Loopback port of the local voice server; 0 picks a free one. */
     localPort: number;
     /** Rewrite numbers, dates and aliases into spoken form before sending (src/chunking/speech). */

@@ -15,6 +15,8 @@ export const TELEPHONY_SAMPLE_RATES = [8000, 16000, 24000] as const;
 
 const WEB_SCHEMES = ['ws', 'wss', 'http', 'https'] as const;
 const NAME = /^[A-Za-z0-9_.-]{1,64}$/;
+/** A Cartesia model id: a name (`sonic-3.5`) or a dated snapshot (`sonic-3.5-2026-05-04`). */
+const MODEL_ID = /^[a-z0-9][a-z0-9._-]{0,63}$/;
 /** E.164: `+`, country code, subscriber number; 8–15 digits in all. */
 const E164 = /^\+[1-9]\d{6,14}$/;
 
@@ -42,9 +44,10 @@ export const ENV_SCHEMA = z.object({
   RESEMBLE_BASE_URL: url(WEB_SCHEMES),
   CARTESIA_API_KEY: text(),
   CARTESIA_VOICE: text(),
-  CARTESIA_MODEL: text(),
+  CARTESIA_MODEL: pattern(MODEL_ID, 'must be a Cartesia model id such as sonic-3.5, or a dated one such as sonic-3.5-2026-05-04'),
   CARTESIA_LANGUAGE: text(),
   CARTESIA_API_VERSION: text(),
+  CARTESIA_WORD_TIMESTAMPS: onOff(),
   CARTESIA_BASE_URL: url(WEB_SCHEMES),
   LOCAL_VOICE_PORT: wholeNumber(0, 65535, 'port'),
   TTS_MAX_SOCKETS_PER_KEY: wholeNumber(1, 1000, 'sockets'),

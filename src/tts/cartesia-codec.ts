@@ -1,4 +1,4 @@
-import { APIStatusError, shortuuid } from '@livekit/agents';
+import { APIError, APIStatusError, shortuuid } from '@livekit/agents';
 import type { RawData, WebSocket } from 'ws';
 import { z } from 'zod';
 import { type ProviderCodec, type ProviderEvent, type SendChunk, type TrackKey, rawBytes } from './codec.js';
@@ -59,6 +59,19 @@ interface ContextState {
    * Cartesia sends for a context that went idle while our text was in flight, and another follows.
    */
   owesAudio: boolean;
+  /**
+   * Audio came on this context. A context expires only after audio (1 s after its last), so an
+   * error on a context that spoke is about late input, and one on a silent context is about the
+   * request itself (key, model, voice, text) and would fail on a fresh context too.
+   */
+  heard: boolean;
+  /** Non-empty inputs sent, and `flush_done`s back: without server buffering, one per input once its audio is out. */
+  inputs: number;
+  flushed: number;
+  /** Audio bytes since the last `flush_done` (or the start): an input whose audio is still coming, or was cut off. */
+  bytesSinceFlush: number;
+  /** Inputs sent when the latest audio came. */
+  inputsAtLastAudio: number;
 }
 
 /**
@@ -75,6 +88,11 @@ export class CartesiaCodec implements ProviderCodec {
   #opts: CartesiaCodecOptions;
   #base: Record<string, unknown>;
   #contexts = new Map<TrackKey, ContextState>();
+  /**
+   * Whether this service sends a `flush_done` per input (observed in 2026, not documented), which
+   * tells when an input's audio is complete. Assumed until a context ends without any.
+   */
+  #flushDone: 'per-input' | 'never' | 'unknown' = 'unknown';
   #parse = createMessageParser('cartesia', serverMessage);
 
   constructor(opts: CartesiaCodecOptions) {
@@ -118,6 +136,7 @@ export class CartesiaCodec implements ProviderCodec {
     const state = this.#state(chunk.track);
     state.closing ||= chunk.closesTrack;
     state.owesAudio ||= SPEAKABLE.test(chunk.text);
+    state.inputs++;
     // Transcripts of one context are joined exactly as sent: the separating space is ours to add.
     return [
       JSON.stringify({ ...this.#base, context_id: chunk.track, transcript: `${chunk.text} `, continue: !chunk.closesTrack }),
@@ -159,8 +178,14 @@ export class CartesiaCodec implements ProviderCodec {
       case 'chunk': {
         if (!track) return [];
         const state = this.#contexts.get(track);
-        if (state) state.owesAudio = false;
-        const events: ProviderEvent[] = [{ type: 'audio', track, pcm: Buffer.from(msg.data, 'base64') }];
+        const pcm = Buffer.from(msg.data, 'base64');
+        if (state) {
+          state.owesAudio = false;
+          state.heard = true;
+          state.bytesSinceFlush += pcm.length;
+          state.inputsAtLastAudio = state.inputs;
+        }
+        const events: ProviderEvent[] = [{ type: 'audio', track, pcm }];
         if (msg.done) events.push(this.#done(track));
         return events;
       }
@@ -172,7 +197,15 @@ export class CartesiaCodec implements ProviderCodec {
       }
       case 'done':
         return track ? [this.#done(track)] : [];
-      case 'flush_done':
+      case 'flush_done': {
+        const state = track === undefined ? undefined : this.#contexts.get(track);
+        if (state) {
+          state.flushed++;
+          state.bytesSinceFlush = 0;
+          this.#flushDone = 'per-input';
+        }
+        return [];
+      }
       case 'phoneme_timestamps':
         return [];
       case 'error':
@@ -180,41 +213,102 @@ export class CartesiaCodec implements ProviderCodec {
     }
   }
 
+  /**
+   * A closed context whose audio has all come but whose `done` never does (seen live) is complete:
+   * retrying would synthesize it again only to wait for the same `done`. All its audio has come
+   * when every input got its `flush_done`, or, from a service known to send none, when audio came
+   * after the last text we sent. A context still owed audio (a stall mid-input) fails with the
+   * watchdog's timeout, and the retry re-synthesizes what was not played.
+   */
+  stalled(track: TrackKey): ProviderEvent | undefined {
+    const state = this.#contexts.get(track);
+    if (!state?.closing || !state.heard || state.owesAudio) return undefined;
+    if (this.#flushDone !== 'never' && state.flushed < state.inputs) return undefined;
+    return { type: 'end', track };
+  }
+
+  /**
+   * Inputs of a context whose audio came in full, when that is known: those that got their
+   * `flush_done` if none has audio still owing; from a service that sends no `flush_done`, those
+   * sent before its last audio (right for an expiry, which comes only after all accepted audio).
+   */
+  #voicedInFull(state: ContextState): number | undefined {
+    if (this.#flushDone === 'per-input') return state.bytesSinceFlush === 0 ? state.flushed : undefined;
+    if (this.#flushDone === 'never') return state.inputsAtLastAudio;
+    return undefined;
+  }
+
   #state(track: TrackKey): ContextState {
     let state = this.#contexts.get(track);
-    if (!state) this.#contexts.set(track, (state = { closing: false, owesAudio: false }));
+    if (!state) this.#contexts.set(track, (state = { closing: false, owesAudio: false, heard: false, inputs: 0, flushed: 0, bytesSinceFlush: 0, inputsAtLastAudio: 0 }));
     return state;
   }
 
   /** Cartesia may report `done` for a context that merely went idle: only a closed one is over. */
   #done(track: TrackKey): ProviderEvent {
     const state = this.#contexts.get(track);
+    if (state && state.closing && state.inputs > 0 && state.flushed === 0 && this.#flushDone === 'unknown') this.#flushDone = 'never';
     return !state || (state.closing && !state.owesAudio) ? { type: 'end', track } : { type: 'drained', track };
   }
 
+  /**
+   * Classified by status and by whether the context had spoken, never by wording alone: the text
+   * Cartesia sends for input on an expired context is unconfirmed (docs/providers.md B.8).
+   */
   #error(msg: ErrorMessage, track: TrackKey | undefined): ProviderEvent {
     const status = msg.status_code ?? 500;
     const code = msg.error_code ?? undefined;
-    const text = msg.message ?? msg.error ?? msg.title ?? 'no message';
-    const auth = status === 401 || status === 403;
-    const emptyTranscript = code === 'transcript_empty' || (status === 400 && /empty|only punctuation/i.test(text));
-    // Real Cartesia expires an idle context ~1 s after its last audio ("Context has closed").
-    const contextClosed = code === 'context_closed' || /context has (closed|already finished)|has already finished/i.test(text);
-    let message = `Cartesia error ${code ?? status}: ${text}`;
-    if (auth) message = `Cartesia rejected the API key (${status}): check CARTESIA_API_KEY`;
-    else if (code === 'model_not_found' || code === 'model_sunsetted' || /invalid model/i.test(text)) {
-      message = `Cartesia does not serve model ${JSON.stringify(this.#opts.model)} (${code ?? 'invalid model'}): set CARTESIA_MODEL to a current model such as sonic-3`;
-    } else if (status === 429 || code === 'concurrency_limited') {
-      message = `Cartesia concurrency limit reached (${code ?? 429}): too many active contexts for this API key`;
-    }
-    const error = new APIStatusError({
-      message,
-      options: { statusCode: status, retryable: !auth && (status >= 500 || status === 429) },
+    const text = [msg.title, msg.message ?? msg.error].filter(Boolean).join(': ') || 'no message';
+    const fail = (message: string, retryable: boolean, closesSocket = false): ProviderEvent => ({
+      type: 'error',
+      track,
+      error: new APIStatusError({ message, options: { statusCode: status, retryable } }),
+      closesSocket,
     });
-    // An expired context: what it had not voiced continues on a new one.
-    if (track !== undefined && contextClosed) return { type: 'lost', track, error };
+    if (status === 401 || status === 403) return fail(`Cartesia rejected the API key (${status}): check CARTESIA_API_KEY`, false, true);
+    if (status === 429 || code === 'concurrency_limited') {
+      return fail(`Cartesia concurrency limit reached (${code ?? 429}): too many active contexts for this API key`, true);
+    }
+    if (status >= 500) return fail(`Cartesia error ${code ?? status}: ${text}`, true);
+    const context = track === undefined ? undefined : this.#contexts.get(track);
+    if (track !== undefined && context?.heard) {
+      // A context that already spoke: it expired, and answered our late input or close; or it
+      // failed on one of its inputs. What it voiced in full is kept, the rest goes again.
+      const voiced = this.#voicedInFull(context);
+      const why = `Cartesia ended context ${track} (${code ?? status}: ${text})`;
+      if (voiced === undefined) {
+        // Not an APIStatusError: that makes every 4xx final, and this one is worth a retry.
+        return { type: 'error', track, error: new APIError(`${why} in the middle of its audio`, { retryable: true }), closesSocket: false };
+      }
+      const error = new APIStatusError({ message: why, options: { statusCode: status, retryable: false } });
+      return { type: 'lost', track, voiced, error };
+    }
     // Nothing to voice (typical after a tool call): the context simply ends, no failure.
-    if (track !== undefined && emptyTranscript) return { type: 'end', track };
-    return { type: 'error', track, error, closesSocket: auth };
+    if (track !== undefined && isEmptyTranscript(status, code, text)) return { type: 'end', track };
+    return fail(this.#refusal(status, code, text), false);
   }
+
+  /** A request Cartesia will refuse however often it is sent: name the setting to change. */
+  #refusal(status: number, code: string | undefined, text: string): string {
+    const what = `${code ?? status}: ${text}`;
+    const o = this.#opts;
+    if (code === 'model_not_found' || code === 'model_sunsetted' || /\bmodel\b/i.test(text)) {
+      return `Cartesia does not serve model ${JSON.stringify(o.model)} (${what}): set CARTESIA_MODEL to a current model such as sonic-3.5`;
+    }
+    if (code?.startsWith('voice') || status === 404 || /\bvoice\b/i.test(text)) {
+      return `Cartesia refused voice ${JSON.stringify(o.voice)} (${what}): set CARTESIA_VOICE to a voice id of this account`;
+    }
+    if (code === 'unsupported_output_format' || /sample.?rate|output.?format|encoding/i.test(text)) {
+      return `Cartesia refused the output format (${what}): choose another sampleRate (TTS_SAMPLE_RATE)`;
+    }
+    if (/\b(language|locale)\b/i.test(text)) {
+      return `Cartesia refused language ${JSON.stringify(o.language ?? 'auto')} (${what}): check CARTESIA_LANGUAGE`;
+    }
+    return `Cartesia refused the request (${what})`;
+  }
+}
+
+/** An empty or punctuation-only transcript, in the structured (2026-03-01) or the legacy wording. */
+function isEmptyTranscript(status: number, code: string | undefined, text: string): boolean {
+  return code === 'transcript_empty' || (status === 400 && /empty or contains only punctuation/i.test(text));
 }

@@ -9,7 +9,7 @@ export const CARTESIA_SAMPLE_RATES = [8000, 16000, 22050, 24000, 44100, 48000] a
 export interface CartesiaTTSOptions extends FirstwordTTSOptions {
   /** Voice id. */
   voice: string;
-  /** @defaultValue 'sonic-3' */
+  /** A model id or a dated snapshot (`sonic-3.5-2026-05-04`). @defaultValue 'sonic-3.5' (Cartesia's recommendation) */
   model: string;
   /** ISO-639-1; omitted lets the model detect it. */
   language?: string;
@@ -17,13 +17,16 @@ export interface CartesiaTTSOptions extends FirstwordTTSOptions {
   sampleRate: number;
   /** @defaultValue '2026-03-01' */
   apiVersion: string;
+  /** Word timestamps → `TimedString`s; heard text is exact with them. @defaultValue true (as in the official plugin) */
+  wordTimestamps: boolean;
   /** @defaultValue 'https://api.cartesia.ai' (WebSocket at /tts/websocket, bytes at /tts/bytes) */
   baseURL: string;
 }
 
 const defaults = {
   ...FIRSTWORD_TTS_DEFAULTS,
-  model: 'sonic-3',
+  wordTimestamps: true,
+  model: 'sonic-3.5',
   sampleRate: 24000,
   apiVersion: '2026-03-01',
   baseURL: 'https://api.cartesia.ai',

@@ -27,10 +27,15 @@ export type ProviderEvent =
    */
   | { type: 'drained'; track: TrackKey }
   /**
-   * The provider closed an open track under us (an expired context). The driver continues the text
-   * it had not voiced on a new track; a track we had already closed fails with `error` instead.
+   * The provider dropped a track that had already spoken (an expired context answering late input
+   * or our close), after voicing in full the first `voiced` texts sent on its key and none of the
+   * rest. The driver sends the rest, and what follows, on a new key of the same track (its audio
+   * continues in order; the new key's timings count from where the old key's audio ended), or
+   * ends the track when nothing is left. A codec that cannot tell where the voicing stopped (an
+   * input cut off mid-audio) reports a retryable `error` instead: the retry re-synthesizes the
+   * track and skips what played. `error` says why, for the log.
    */
-  | { type: 'lost'; track: TrackKey; error: APIError }
+  | { type: 'lost'; track: TrackKey; voiced: number; error: APIError }
   /** `track` is absent when the provider could not tie the error to a track (connection-level). */
   | { type: 'error'; track?: TrackKey; error: APIError; closesSocket: boolean };
 
@@ -92,6 +97,13 @@ export interface ProviderCodec {
   decode(data: RawData, isBinary: boolean, fifoHead: TrackKey | undefined): ProviderEvent[];
   /** The track left the socket (ended, failed, abandoned): per-track protocol state may go. */
   forget?(track: TrackKey): void;
+  /**
+   * The watchdog found `track` silent for the whole inactivity period. A codec that knows the
+   * track is in fact complete (all its audio came, only the end marker is missing) returns its
+   * `end`; otherwise (undefined) the track fails with a retryable timeout.
+   * @defaultValue a silent track always fails
+   */
+  stalled?(track: TrackKey): ProviderEvent | undefined;
 }
 
 /** A frame's bytes as one Buffer, whatever shape `ws` delivered them in. */

@@ -14,6 +14,10 @@ interface PlayState {
   skip: number;
   /** Samples played before the last retry (their words were already timed). */
   retriedAfterSamples: number;
+  /** Samples of the track's audio that came since its text last started over (skipped ones included). */
+  received: number;
+  /** Where the current key's audio starts in the track: a key continued after a loss times its words from 0. */
+  keyStart: number;
   /** Sample offset of this track within its segment, fixed when it starts playing (kept across retries). */
   segmentOffset: number;
   placed: boolean;
@@ -72,6 +76,8 @@ export class OrderedPlayout {
       played: 0,
       skip: 0,
       retriedAfterSamples: 0,
+      received: 0,
+      keyStart: 0,
       segmentOffset: 0,
       placed: false,
       reassembler: new Pcm16Reassembler(),
@@ -90,11 +96,30 @@ export class OrderedPlayout {
     if (pcm.length) this.#acceptSamples(track, pcm);
   }
 
-  /** Word timings of `track`; words already heard before a retry re-synthesized it are not timed twice. */
+  /**
+   * Word timings of the current key of `track`, placed on the track's time axis; words already
+   * heard before a retry re-synthesized it are not timed twice.
+   */
   addTimings(track: Track, timings: readonly TrackTiming[]): void {
     const state = this.#stateOf(track);
     const heardUntil = state.retriedAfterSamples / this.#sampleRate;
-    for (const t of timings) if (heardUntil === 0 || t.end > heardUntil) state.pendingTimings.push(t);
+    const keyStart = state.keyStart / this.#sampleRate;
+    for (const t of timings) {
+      const placed = keyStart === 0 ? t : { text: t.text, start: keyStart + t.start, end: keyStart + t.end };
+      if (heardUntil === 0 || placed.end > heardUntil) state.pendingTimings.push(placed);
+    }
+  }
+
+  /**
+   * `track` goes on on a new key after the provider lost the old one: the new key's audio and word
+   * times follow what already came (its times count from its own start).
+   */
+  continued(track: Track): void {
+    const state = this.#stateOf(track);
+    const tail = state.reassembler.end();
+    if (tail.length) this.#acceptSamples(track, tail);
+    state.reassembler = new Pcm16Reassembler();
+    state.keyStart = state.received;
   }
 
   /** The provider finished `track`: play on as far as the order allows. */
@@ -117,6 +142,8 @@ export class OrderedPlayout {
     const state = this.#stateOf(track);
     state.skip = state.played;
     state.retriedAfterSamples = state.played;
+    state.received = 0;
+    state.keyStart = 0;
     state.reassembler = new Pcm16Reassembler();
     state.pending = [];
     state.pendingTimings = [];
@@ -150,6 +177,7 @@ export class OrderedPlayout {
   /** Whole samples of `track`, after skipping what a failed attempt already played. */
   #acceptSamples(track: Track, pcm: Buffer): void {
     const state = this.#stateOf(track);
+    state.received += pcm.length / 2;
     if (state.skip > 0) {
       const skipBytes = Math.min(pcm.length, state.skip * 2);
       state.skip -= skipBytes / 2;

@@ -274,8 +274,14 @@ export class ProviderSocket {
         message: `${this.#codec.provider} sent nothing for ${this.#opts.inactivityTimeoutMs} ms on an active request`,
       });
     if (stalled.length > 0 && this.#tracks.stallFailsSocket) return this.#fail(timeout());
-    // Otherwise only the stalled tracks fail; other streams on the socket carry on.
+    // Otherwise only the stalled tracks fail (unless the codec knows one is complete after all);
+    // other streams on the socket carry on.
     for (const [key, t] of stalled) {
+      const complete = this.#codec.stalled?.(key);
+      if (complete) {
+        this.#route(complete);
+        continue;
+      }
       this.#remove(key);
       this.#sendRaw(this.#codec.encodeCancel(key));
       t.owner?.onSocketFailure(timeout());

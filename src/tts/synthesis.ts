@@ -1,4 +1,4 @@
-import { APIConnectionError, APIError, shortuuid, type tts } from '@livekit/agents';
+import { APIConnectionError, APIError, log, shortuuid, type tts } from '@livekit/agents';
 import type { EventEmitter } from 'node:events';
 import { type Chunk, type Chunker, createChunker } from '../chunking/index.js';
 import type { ProviderCodec, ProviderEvent, TrackKey } from './codec.js';
@@ -71,7 +71,10 @@ export class Synthesis implements TrackOwner {
     this.#sink = p.sink;
     this.#signal = p.signal;
     this.#chunker = createChunker(p.opts.chunking);
-    this.#tracks = new TrackBook(() => p.codec.newTrack());
+    this.#tracks = new TrackBook(
+      () => p.codec.newTrack(),
+      (text) => p.codec.canOpenTrack?.(text) ?? true,
+    );
     const rate = p.codec.sampleRate;
     this.#playout = new OrderedPlayout(rate, Math.round((rate * p.opts.frameMs) / 1000), {
       put: (audio) => this.#put(audio),
@@ -300,15 +303,16 @@ export class Synthesis implements TrackOwner {
         this.#playout.addTimings(track, ev.timings);
         break;
       case 'drained':
-        track.drained();
-        break;
+        break; // the track stays open; more text may go out on it
       case 'end':
         this.#playout.ended(track);
         break;
       case 'lost':
-        // Text it had not voiced goes out on a new track; a track we had closed cannot be continued.
-        if (track.closeSent) return this.#attempt?.fail(ev.error);
-        this.#tracks.continueOnNewKey(track);
+        // What it had not voiced goes out on a new key; its audio continues the same track, in
+        // order. Nothing left (our close met an expired context): the track just ends.
+        log().debug({ track: ev.track, voiced: ev.voiced, reason: ev.error.message }, 'provider lost a track; continuing on a new key');
+        this.#playout.continued(track);
+        this.#tracks.continueOnNewKey(track, ev.voiced);
         break;
       case 'error':
         return this.#attempt?.fail(ev.error);

@@ -35,14 +35,14 @@ export class Track {
   /** No more text will be added (request tracks: at once; context tracks: when the segment closes). */
   #closed: boolean;
   #closeSent = false;
-  /** Texts the provider had when it reported the current key drained. */
-  #drainedAt: number | undefined;
   #firstByteAt: number | undefined;
+  readonly #canOpen: (text: string) => boolean;
 
-  constructor(key: TrackKey, segment: Segment, closed: boolean) {
+  constructor(key: TrackKey, segment: Segment, closed: boolean, canOpen: (text: string) => boolean) {
     this.#key = key;
     this.segment = segment;
     this.#closed = closed;
+    this.#canOpen = canOpen;
   }
 
   get key(): TrackKey {
@@ -55,10 +55,6 @@ export class Track {
 
   get closed(): boolean {
     return this.#closed;
-  }
-
-  get closeSent(): boolean {
-    return this.#closeSent;
   }
 
   get hasUnsent(): boolean {
@@ -86,6 +82,7 @@ export class Track {
 
   /** What goes on the wire next, or undefined when the track waits (for the LLM, or for nothing). */
   next(): NextSend | undefined {
+    this.#dropUnspeakableOpeners();
     if (this.#sent < this.#texts.length) {
       const last = this.#sent === this.#texts.length - 1;
       return {
@@ -114,9 +111,17 @@ export class Track {
     }
   }
 
-  /** The provider has voiced what was sent so far on this key; remembered in case it then loses the track. */
-  drained(): void {
-    this.#drainedAt ??= this.#sent;
+  /**
+   * A key continued after a loss opens with the next unvoiced text, which may be one the provider
+   * refuses as a first input (punctuation, an emoji: see `ProviderCodec.canOpenTrack`). Such
+   * text would make no sound: it is dropped rather than sent. A segment's first key never needs
+   * this (the driver holds such text in front of the next piece).
+   */
+  #dropUnspeakableOpeners(): void {
+    while (this.#sent === this.#firstOnKey && this.#sent < this.#texts.length && !this.#canOpen(this.#texts[this.#sent]!)) {
+      this.#sent++;
+      this.#firstOnKey++;
+    }
   }
 
   /** Notes the first audio byte of this key; true the first time. */
@@ -127,15 +132,16 @@ export class Track {
   }
 
   /**
-   * @internal TrackBook: the provider lost the track's key before we closed it; later text continues
-   * on `key` from what it had not voiced, nothing already voiced is repeated.
+   * @internal TrackBook: the provider lost the track's key after voicing the first `voiced` texts
+   * sent on it (see the `lost` event); the others, and any still to come, go out on `key`, nothing
+   * voiced is repeated. If nothing is left and the track is closed, it simply ends
+   * (`nothing-to-close`).
    */
-  _continueOn(key: TrackKey): void {
-    const from = this.#drainedAt ?? Math.max(this.#firstOnKey, this.#sent - 1);
+  _continueOn(key: TrackKey, voiced: number): void {
+    const from = Math.min(this.#firstOnKey + Math.max(0, voiced), this.#sent);
     this.#key = key;
     this.#sent = from;
     this.#firstOnKey = from;
-    this.#drainedAt = undefined;
     this.#closeSent = false;
   }
 
@@ -145,7 +151,6 @@ export class Track {
     this.#sent = 0;
     this.#firstOnKey = 0;
     this.#closeSent = false;
-    this.#drainedAt = undefined;
     this.#firstByteAt = undefined;
   }
 }
@@ -154,13 +159,16 @@ export class Track {
 export class TrackBook {
   #byKey = new Map<TrackKey, Track>();
   #newKey: () => TrackKey;
+  #canOpen: (text: string) => boolean;
 
-  constructor(newKey: () => TrackKey) {
+  /** `canOpen`: whether a text may be the first on a key (`ProviderCodec.canOpenTrack`). */
+  constructor(newKey: () => TrackKey, canOpen: (text: string) => boolean = () => true) {
     this.#newKey = newKey;
+    this.#canOpen = canOpen;
   }
 
   create(segment: Segment, closed: boolean): Track {
-    const track = new Track(this.#newKey(), segment, closed);
+    const track = new Track(this.#newKey(), segment, closed, this.#canOpen);
     this.#byKey.set(track.key, track);
     return track;
   }
@@ -170,8 +178,8 @@ export class TrackBook {
     return this.#byKey.get(key);
   }
 
-  continueOnNewKey(track: Track): void {
-    this.#rekey(track, (key) => track._continueOn(key));
+  continueOnNewKey(track: Track, voiced: number): void {
+    this.#rekey(track, (key) => track._continueOn(key, voiced));
   }
 
   restartOnNewKey(track: Track): void {

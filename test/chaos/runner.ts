@@ -118,9 +118,11 @@ export class ChaosRun {
     if (scenario === 'concurrent-pair') return this.#pairTurn(index, plan);
 
     const reply = randomReply(this.rng);
+    const deltas = randomDeltas(this.rng, reply);
     const { streamId, done } = startTurn(this.engine, {
-      deltas: randomDeltas(this.rng, reply),
+      deltas,
       interruptAfterFrames: plan.interruptAfterFrames,
+      pause: plan.pause && { beforeDelta: Math.floor(plan.pause.at * deltas.length), ms: plan.pause.ms },
       connOptions: this.options.connOptions,
       boundMs: this.boundMs,
     });

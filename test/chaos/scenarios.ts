@@ -19,6 +19,7 @@ export const SCENARIOS = [
   'interrupt',
   'interrupt-then-fault',
   'concurrent-pair',
+  'llm-pause',
 ] as const;
 export type Scenario = (typeof SCENARIOS)[number];
 
@@ -38,6 +39,7 @@ export const CHAOS_WEIGHTS: ScenarioWeights = {
   interrupt: 4,
   'interrupt-then-fault': 2,
   'concurrent-pair': 2,
+  'llm-pause': 2,
 };
 
 /** What a turn may end as. `failed` carries the `retryable` flag the surfaced APIError must have. */
@@ -65,6 +67,8 @@ export interface TurnPlan {
   /** Server action during the turn, `atMs` after it starts. */
   action?: { kind: 'drop-all' | 'restart'; atMs: number; downMs: number };
   interruptAfterFrames?: number;
+  /** The LLM pauses before this fraction of the reply's deltas, for this long. */
+  pause?: { at: number; ms: number };
   /** Outcome when the planned fault actually struck one of this turn's requests (else `complete`). */
   onFault: Expectation;
 }
@@ -107,13 +111,14 @@ export function planTurn(rng: Rng, scenario: Scenario, provider: ChaosServer['pr
         fault: { fault: { kind: 'error', status: 503, afterBytes: 0 }, target: 0, persistent: true },
         onFault: { kind: 'failed', retryable: true, status: 503 },
       };
-    case 'error-4xx':
-      return {
-        scenario,
-        knobs,
-        fault: once({ kind: 'error', status: 400, afterBytes: afterBytes() }),
-        onFault: { kind: 'failed', retryable: false, status: 400 },
-      };
+    case 'error-4xx': {
+      const fault = once({ kind: 'error', status: 400, afterBytes: afterBytes() });
+      // A Cartesia context that has spoken and then errs is lost, not refused: what it had not
+      // voiced goes out again (a fresh context, or a retry when the error cut its audio). Only a
+      // context refused before any audio fails the turn.
+      const refused = provider !== 'cartesia' || (fault.target === 0 && fault.fault.kind === 'error' && fault.fault.afterBytes === 0);
+      return { scenario, knobs, fault, onFault: refused ? { kind: 'failed', retryable: false, status: 400 } : complete };
+    }
     case 'missing-end':
       return { scenario, knobs, fault: once({ kind: 'no-end' }), onFault: complete };
     case 'stall-forever':
@@ -128,6 +133,9 @@ export function planTurn(rng: Rng, scenario: Scenario, provider: ChaosServer['pr
       };
     case 'interrupt':
       return { scenario, knobs, interruptAfterFrames: rng.int(0, 12), onFault: complete };
+    case 'llm-pause':
+      // Longer than a Cartesia context lives after its last audio (the chaos server: 50 ms).
+      return { scenario, knobs, pause: { at: rng.int(10, 90) / 100, ms: rng.int(80, 160) }, onFault: complete };
     case 'interrupt-then-fault':
       return {
         scenario,

@@ -9,6 +9,8 @@ export interface TurnInput {
   deltas: string[];
   /** Close the stream once this many frames were read (0: right after the text was pushed). */
   interruptAfterFrames?: number;
+  /** The LLM pauses this long before delta `beforeDelta` (long enough for a Cartesia context to expire). */
+  pause?: { beforeDelta: number; ms: number };
   connOptions: APIConnectOptions;
   /** The turn must end (audio, failure or interruption) within this long. */
   boundMs: number;
@@ -38,9 +40,18 @@ async function runTurn(engine: FirstwordTTS, stream: tts.SynthesizeStream & { id
   let endOfStream = false;
   let interrupted = false;
   let sampleRateOk = true;
-  for (const d of input.deltas) stream.pushText(d);
-  stream.endInput();
+  let closedByUs = false; // a barge-in or a hung turn: an LLM would stop there too
+  const pushing = (async () => {
+    for (const [i, d] of input.deltas.entries()) {
+      if (input.pause && i === input.pause.beforeDelta) await new Promise((r) => setTimeout(r, input.pause!.ms));
+      if (closedByUs) return;
+      stream.pushText(d);
+    }
+    stream.endInput();
+  })();
+  if (!input.pause) await pushing;
   if (input.interruptAfterFrames === 0) {
+    closedByUs = true;
     stream.close();
     interrupted = true;
   }
@@ -55,6 +66,7 @@ async function runTurn(engine: FirstwordTTS, stream: tts.SynthesizeStream & { id
       if (ev.frame.sampleRate !== engine.sampleRate) sampleRateOk = false;
       chunks.push(ev.frame.data.slice(0, ev.frame.samplesPerChannel));
       if (input.interruptAfterFrames !== undefined && frames >= input.interruptAfterFrames) {
+        closedByUs = true;
         stream.close();
         interrupted = true;
         break;
@@ -69,7 +81,11 @@ async function runTurn(engine: FirstwordTTS, stream: tts.SynthesizeStream & { id
     }),
   ]);
   clearTimeout(timer);
-  if (hung) stream.close();
+  if (hung) {
+    closedByUs = true;
+    stream.close();
+  }
+  await pushing;
   const total = chunks.reduce((n, c) => n + c.length, 0);
   const samples = new Int16Array(total);
   let o = 0;

@@ -123,6 +123,19 @@ describe.each([
     if (shape === 'legacy') expect(error.error).toBe('Invalid model: The model is not valid, make sure it is a valid model ID.');
   });
 
+  it.each(['sonic-3.5-2026-05-01', 'sonic-3-2027-01-15'])('accepts the dated snapshot %s of a served family', async (model) => {
+    await start();
+    const client = await connect(base(version));
+    client.send(generation('d', 'Hi.', { model_id: model, continue: false }));
+    await client.waitForType('done', 'd');
+    expect(client.of('d', 'error')).toEqual([]);
+  });
+
+  it.each(['sonic-3.5-2026-13-45', 'sonic-9-2026-05-01'])('model_not_found for %s (bad date or unknown family)', async (model) => {
+    const { error } = await errorFor(generation('m', 'Hi.', { model_id: model }));
+    expectShape(error, 400, 'model_not_found', 'm');
+  });
+
   it('model_sunsetted for a retired model', async () => {
     const { error } = await errorFor(generation('m', 'Hi.', { model_id: 'sonic-english' }));
     expectShape(error, 400, 'model_sunsetted', 'm');

@@ -85,6 +85,16 @@ describe('Cartesia server: faults', () => {
     await until(() => server.activeContexts() === 0, 'the silent context to expire');
   });
 
+  it('sendsDone: false never sends done, on any context, and the context still expires', async () => {
+    const { server, client } = await setup({ sendsDone: false, contextExpiryMs: 20, earlyDoneIdleMs: 5 });
+    client.send(generation('a', 'First. '));
+    client.send(generation('b', 'Second.', { continue: false }));
+    await until(() => server.expiredContexts.length === 2, 'both contexts to expire');
+    expect(client.events.filter((e) => e.type === 'done')).toEqual([]);
+    expect(runsOf(client.audioOf('b'))).toEqual(expectedRuns(['Second.'], 24000, 60));
+    expect(client.of('b', 'flush_done')).toHaveLength(1);
+  });
+
   it('stall pauses and then resumes with nothing lost', async () => {
     const { client } = await setup({ frameBytes: 1000, fault: faultAt('s', 0, { kind: 'stall', afterBytes: 2000, stallMs: 50 }) });
     client.send(generation('s', 'Stalled but complete.', { continue: false }));

@@ -260,6 +260,43 @@ describe('Cartesia server: cancel and early done', () => {
     expect(error).toMatchObject({ status_code: 400, error_code: 'context_closed', done: true });
     await until(() => server.activeContexts() === 0, 'expiry');
   });
+
+  // Documented: "Contexts automatically expire 1 second after the last audio output is streamed
+  // out". An open context waiting for an LLM that paused is no exception.
+  it('expires an open context contextExpiryMs after its last audio; later input gets a per-context error', async () => {
+    const { server, client } = await setup({ contextExpiryMs: 40 });
+    client.send(generation('open', 'Said before the pause. '));
+    await client.waitForType('flush_done', 'open');
+    await until(() => server.expiredContexts.includes('open'), 'the open context to expire');
+    expect(server.activeContexts()).toBe(0);
+    client.send(generation('open', 'Said after the pause.'));
+    const error = await client.waitForType('error', 'open');
+    expect(error).toMatchObject({ status_code: 400, error_code: 'context_closed', done: true, context_id: 'open' });
+    // Nothing of the late input was voiced.
+    expect(runsOf(client.audioOf('open'))).toEqual(expectedRuns(['Said before the pause. '], 24000, 60));
+  });
+
+  it('keeps an open context alive while input keeps arriving within contextExpiryMs of its audio', async () => {
+    const { server, client } = await setup({ contextExpiryMs: 1000 });
+    client.send(generation('busy', 'One. '));
+    await client.waitForType('flush_done', 'busy');
+    client.send(generation('busy', 'Two.', { continue: false }));
+    await client.waitForType('done', 'busy');
+    expect(server.expiredContexts).toEqual([]);
+    expect(runsOf(client.audioOf('busy'))).toEqual(expectedRuns(['One. ', 'Two.'], 24000, 60));
+  });
+
+  it.each([
+    ['a made-up code', { statusCode: 400, errorCode: 'invalid_context', title: 'Invalid context', message: 'No context with this id.' }],
+    ['no code at all', { statusCode: 404, errorCode: null, title: 'Not found', message: 'Context expired.' }],
+  ])('answers input on an expired id with the configured wording (%s)', async (_name, spec) => {
+    const { server, client } = await setup({ contextExpiryMs: 20, expiredContextError: spec });
+    client.send(generation('gone', 'Hello. '));
+    await until(() => server.expiredContexts.includes('gone'), 'expiry');
+    client.send(generation('gone', '', { continue: false }));
+    const error = await client.waitForType('error', 'gone');
+    expect(error).toMatchObject({ status_code: spec.statusCode, error_code: spec.errorCode, title: spec.title, message: spec.message, context_id: 'gone' });
+  });
 });
 
 describe('Cartesia server: official @livekit/agents-plugin-cartesia', () => {

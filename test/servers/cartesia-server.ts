@@ -42,6 +42,8 @@ export interface CartesiaServer {
   httpRequests: ReceivedHttpRequest[];
   /** WebSocket connections accepted so far. */
   connectionsOpened: number;
+  /** Ids of the contexts that expired (idle `contextExpiryMs` after their last audio), in order. */
+  expiredContexts: string[];
   openConnections(): number;
   /** Contexts (and `/tts/bytes` requests) counting toward concurrency right now, over all keys. */
   activeContexts(): number;
@@ -88,6 +90,7 @@ export async function startCartesiaServer(
   const random = seededRandom(current.seed);
   const received: ReceivedMessage[] = [];
   const httpRequests: ReceivedHttpRequest[] = [];
+  const expiredContexts: string[] = [];
   const connections = new Set<CartesiaConnection>();
   const connectionsPerKey = new KeyCounter();
   const contextsPerKey = new KeyCounter();
@@ -134,6 +137,7 @@ export async function startCartesiaServer(
           record: (message) => received.push(message),
           acquireContext,
           releaseContext,
+          expired: (contextId) => expiredContexts.push(contextId),
           closed: (closed) => {
             connections.delete(closed);
             connectionsPerKey.add(closed.key, -1);
@@ -190,6 +194,7 @@ export async function startCartesiaServer(
     port,
     received,
     httpRequests,
+    expiredContexts,
     get connectionsOpened() {
       return connectionsOpened;
     },

@@ -18,7 +18,7 @@ describe('cartesia codec on the wire', () => {
   const server = () => fx.server as CartesiaServer;
   const generations = () => server().received.map((r) => r.message).filter((m) => !('cancel' in m));
 
-  it('continues one context per reply: continue:true on every chunk, continue:false to close, no server buffering', async () => {
+  it('continues one context per reply: continue:true on every chunk, continue:false to close, no server buffering; sonic-3.5 with word timestamps by default', async () => {
     fx = await fixtures.cartesia();
     engine = fx.make() as CartesiaTTS;
     const stream = engine.stream();
@@ -33,7 +33,8 @@ describe('cartesia codec on the wire', () => {
     for (const m of msgs.slice(0, -1)) expect(m.continue).toBe(true);
     for (const m of msgs) {
       expect(m.max_buffer_delay_ms).toBe(0);
-      expect(m.model_id).toBe('sonic-3');
+      expect(m.model_id).toBe('sonic-3.5');
+      expect(m.add_timestamps).toBe(true);
       expect(m.output_format).toEqual({ container: 'raw', encoding: 'pcm_s16le', sample_rate: 16000 });
     }
     // Transcripts joined as sent must read as the reply: the separating spaces are ours.
@@ -98,6 +99,21 @@ describe('cartesia codec on the wire', () => {
     // The server's early done did not end the context: the rest continued on it (prosody kept).
     expect(new Set(generations().map((m) => m.context_id)).size).toBe(1);
     expect(heardTags(out.samples).map((r) => r.tag)).toEqual(texts.map((t) => fx.tagOf(t)));
+  });
+
+  it('speaks with a dated model snapshot', async () => {
+    fx = await fixtures.cartesia();
+    engine = fx.make({ model: 'sonic-3.5-2026-05-01' }) as CartesiaTTS;
+    const errors: Error[] = [];
+    engine.on('error', (e) => errors.push(e.error));
+    const stream = engine.stream();
+    speak(stream, ['Hello there, friend.']);
+    const out = await collect(stream);
+    expect(errors).toEqual([]);
+    expect(out.endOfStream).toBe(true);
+    expect(generations()[0]!.model_id).toBe('sonic-3.5-2026-05-01');
+    // Word times came with the audio (on by default) and are on the frames.
+    expect(out.frames.flatMap((f) => f.timedTranscripts ?? []).map((t) => t.text.trim())).toEqual(['Hello', 'there,', 'friend.']);
   });
 
   it('maps model_not_found to a clear non-retryable error', async () => {

@@ -41,7 +41,11 @@ describe('createTTS', () => {
     );
     expect(created.tts).toBeInstanceOf(CartesiaTTS);
     expect(created.tts.sampleRate).toBe(24000);
-    expect(created.tts.model).toBe('sonic-3');
+    expect(created.tts.model).toBe('sonic-3.5');
+    expect(created.tts.capabilities.alignedTranscript).toBe(true);
+    await created.close();
+    created = await createTTS(testConfig({ TTS_PROVIDER: 'cartesia', CARTESIA_API_KEY: 'k', CARTESIA_VOICE: 'v', CARTESIA_WORD_TIMESTAMPS: 'off' }));
+    expect(created.tts.capabilities.alignedTranscript).toBe(false);
   });
 
   it("cartesia-livekit: LiveKit's own Cartesia plugin on the same CARTESIA_* settings, speaking", async () => {

@@ -17,6 +17,8 @@ export interface ConnectionHooks {
   /** Claims one active-context slot for `key`; false when the key is at its concurrency limit. */
   acquireContext(key: string): boolean;
   releaseContext(key: string): void;
+  /** A context expired (1 s, by default, after its last audio); its id is refused from now on. */
+  expired(contextId: string): void;
   closed(connection: CartesiaConnection): void;
 }
 
@@ -58,7 +60,7 @@ export class CartesiaConnection {
       errorEvent: (spec, contextId) => this.#errorEvent(spec, contextId),
       noteActivity: () => this.#restartIdleTimer(),
       terminateSocket: () => this.terminate(),
-      released: (context) => this.#onContextReleased(context),
+      released: (context, why) => this.#onContextReleased(context, why),
     };
     ws.on('message', (data, isBinary) => this.#onMessage(data, isBinary));
     ws.on('close', () => this.#onClose());
@@ -170,15 +172,20 @@ export class CartesiaConnection {
     context.accept(input);
   }
 
-  /** Input for a context whose input already ended: an error; a still-generating one is stopped. */
+  /**
+   * Input for a context whose input already ended: an error; a still-generating one is stopped.
+   * An id that no longer exists (expired, cancelled) gets the configurable `expiredContextError`.
+   */
   #refuseClosedContext(contextId: string, existing: CartesiaContext | undefined): void {
-    const spec = errors.contextClosed(contextId);
-    if (existing && existing.state === 'active') existing.fail(spec);
-    else this.#sendError(spec, contextId);
+    const closed = errors.contextClosed(contextId);
+    if (existing && existing.state === 'active') existing.fail(closed);
+    else if (existing) this.#sendError(closed, contextId);
+    else this.#sendError({ ...closed, ...this.#hooks.options().expiredContextError }, contextId);
   }
 
-  #onContextReleased(context: CartesiaContext): void {
+  #onContextReleased(context: CartesiaContext, why: 'expired' | 'ended'): void {
     if (this.#contexts.get(context.id) !== context) return;
+    if (why === 'expired') this.#hooks.expired(context.id);
     this.#contexts.delete(context.id);
     this.#releasedIds.add(context.id);
     if (this.#releasedIds.size > MAX_REMEMBERED_CONTEXTS) {

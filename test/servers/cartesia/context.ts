@@ -29,8 +29,8 @@ export interface ContextHost {
   /** Outgoing audio counts as activity for the idle timeout. */
   noteActivity(): void;
   terminateSocket(): void;
-  /** The context is gone: stop counting it and refuse its id from now on. */
-  released(context: CartesiaContext): void;
+  /** The context is gone (`expired`: it sat idle past `contextExpiryMs`): stop counting it and refuse its id from now on. */
+  released(context: CartesiaContext, why: 'expired' | 'ended'): void;
 }
 
 type QueueItem =
@@ -85,6 +85,7 @@ export class CartesiaContext {
   /** One validated input (the first one included) whose fields match the context's. */
   accept(input: GenerationRequest): void {
     this.#earlyDoneTimer.cancel();
+    this.#expiryTimer.cancel();
     const index = this.#inputCount++;
     const options = this.#host.options();
     const immediate = input.maxBufferDelayMs === 0;
@@ -136,7 +137,7 @@ export class CartesiaContext {
   }
 
   /** Stops everything without telling the client (socket gone, expiry, server shutdown). */
-  release(): void {
+  release(why: 'expired' | 'ended' = 'ended'): void {
     if (this.#state === 'released') return;
     this.#state = 'released';
     this.#abort.abort();
@@ -144,7 +145,7 @@ export class CartesiaContext {
     this.#bufferTimer.cancel();
     this.#earlyDoneTimer.cancel();
     this.#expiryTimer.cancel();
-    this.#host.released(this);
+    this.#host.released(this, why);
   }
 
   #releaseBuffer(): void {
@@ -181,7 +182,10 @@ export class CartesiaContext {
     }
     if (this.#state !== 'active') return;
     if (this.#cancelled) this.#afterCancel();
-    else if (this.#inputOpen && this.#buffered.length === 0) this.#armEarlyDone();
+    else if (this.#inputOpen && this.#buffered.length === 0) {
+      this.#armEarlyDone();
+      this.#armExpiry();
+    }
   }
 
   async #generate(text: string, index: number, arrivedAt: number): Promise<void> {
@@ -280,10 +284,26 @@ export class CartesiaContext {
 
   #finish(): void {
     this.#sendTimings(this.#timeline.release(), []);
-    if (!this.#suppressDone) this.#host.send(doneEvent(this.id));
+    if (this.#sendsDone) this.#host.send(doneEvent(this.id));
     this.#state = 'finished';
     this.#earlyDoneTimer.cancel();
-    this.#expiryTimer.start(this.#host.options().contextExpiryMs, () => this.release());
+    this.#armExpiry();
+  }
+
+  get #sendsDone(): boolean {
+    return !this.#suppressDone && this.#host.options().sendsDone;
+  }
+
+  /**
+   * Documented: a context expires 1 s (`contextExpiryMs`) after its last audio was streamed out,
+   * an open one that waits for more input as much as a finished one.
+   */
+  #armExpiry(): void {
+    const due = this.#lastChunkAt + this.#host.options().contextExpiryMs - performance.now();
+    this.#expiryTimer.start(Math.max(0, due), () => {
+      if (this.#pumping || this.#queue.length > 0 || this.#buffered.length > 0) return; // input arrived meanwhile
+      this.release('expired');
+    });
   }
 
   #afterCancel(): void {
@@ -299,7 +319,7 @@ export class CartesiaContext {
     this.#earlyDoneTimer.start(idleMs, () => {
       if (this.#state !== 'active' || this.#pumping || !this.#inputOpen) return;
       this.#sendTimings(this.#timeline.release(), []);
-      if (!this.#suppressDone) this.#host.send(doneEvent(this.id));
+      if (this.#sendsDone) this.#host.send(doneEvent(this.id));
     });
   }
 }

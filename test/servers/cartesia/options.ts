@@ -2,6 +2,7 @@
  * Knobs of the local Cartesia server (docs/providers.md B.12). Behaviour the real service leaves
  * UNCONFIRMED is an option here, so a test can pin what it relies on.
  */
+import type { ErrorSpec } from './protocol.js';
 
 /** A fault injected into one input (transcript piece) of a context, chosen by `CartesiaServerOptions.fault`. */
 export interface CartesiaFault {
@@ -60,6 +61,8 @@ export interface CartesiaServerOptions {
   jitterMs: number;
   /** Accepted `model_id`s; anything else is `model_not_found`. */
   models: string[];
+  /** Families whose dated snapshots (`<family>-YYYY-MM-DD`, e.g. `sonic-3.5-2026-05-04`) are accepted too. */
+  datedModelFamilies: string[];
   /** `model_id`s answered with `model_sunsetted`. */
   sunsettedModels: string[];
   /** Accepted voice ids; undefined accepts any id (embeddings are never checked against it). */
@@ -76,8 +79,23 @@ export interface CartesiaServerOptions {
   lateChunksAfterCancel: number;
   /** Send `done` for a cancelled context (after its late chunks). @defaultValue false */
   doneAfterCancel: boolean;
-  /** A finished context stays active (counts toward concurrency, refuses input) this long after its last audio. @defaultValue 1000 */
+  /**
+   * A context expires this long after its last audio went out, as documented ("1 second after the
+   * last audio output is streamed out"): an open (`continue:true`) context that has nothing left to
+   * generate as much as a finished one. Until then a finished context still counts toward
+   * concurrency and refuses input; once expired, its id is refused with `expiredContextError`.
+   * @defaultValue 1000
+   */
   contextExpiryMs: number;
+  /**
+   * The answer to input on a context id that no longer exists (expired, cancelled, or finished and
+   * expired): a per-context error event (`context_id` set, `done:true`). Its live wording is
+   * UNCONFIRMED, so tests vary it; `errorCode: null` sends `error_code: null`.
+   * @defaultValue 400 `context_closed`, "Context has closed"
+   */
+  expiredContextError?: Partial<ErrorSpec>;
+  /** `false`: no context ever gets `done` (audio, timestamps and `flush_done` still go out). @defaultValue true */
+  sendsDone: boolean;
   /** Close a socket with no traffic for this long: code 1000, reason `connection idle timeout`. @defaultValue 300000 */
   idleCloseMs: number;
   /** Seed of the jitter PRNG. @defaultValue 1 */
@@ -104,6 +122,7 @@ export const CARTESIA_SERVER_DEFAULTS: CartesiaServerOptions = {
     'sonic-3-2026-01-12',
     'sonic-3.5-2026-05-04',
   ],
+  datedModelFamilies: ['sonic-3', 'sonic-3.5'],
   sunsettedModels: [
     'sonic',
     'sonic-english',
@@ -117,6 +136,7 @@ export const CARTESIA_SERVER_DEFAULTS: CartesiaServerOptions = {
   lateChunksAfterCancel: 1,
   doneAfterCancel: false,
   contextExpiryMs: 1000,
+  sendsDone: true,
   idleCloseMs: 300_000,
   seed: 1,
 };

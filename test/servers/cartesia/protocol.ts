@@ -42,7 +42,8 @@ export function featuresFor(version: string): VersionFeatures {
 /** An error before it is dressed in the shape its API version uses. */
 export interface ErrorSpec {
   statusCode: number;
-  errorCode: string;
+  /** `null` is sent as `error_code: null` (the docs allow it). */
+  errorCode: string | null;
   title: string;
   message: string;
 }
@@ -70,7 +71,7 @@ export const errors = {
     statusCode: 400,
     errorCode: 'model_sunsetted',
     title: 'Model sunsetted',
-    message: `The model ${model} is no longer served; use sonic-3 or a current dated snapshot.`,
+    message: `The model ${model} is no longer served; use sonic-3.5 or a current dated snapshot.`,
   }),
   voiceNotFound: (): ErrorSpec => ({
     statusCode: 404,

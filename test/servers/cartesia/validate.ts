@@ -68,7 +68,17 @@ export interface GenerationRequest {
 
 export type Validation = { ok: true; request: GenerationRequest } | { ok: false; error: ErrorSpec };
 
-type ValidationOptions = Pick<CartesiaServerOptions, 'models' | 'sunsettedModels' | 'voices'>;
+type ValidationOptions = Pick<CartesiaServerOptions, 'models' | 'datedModelFamilies' | 'sunsettedModels' | 'voices'>;
+
+const DATED_SUFFIX = /-(\d{4}-\d{2}-\d{2})$/;
+
+/** A listed model, or a dated snapshot (`sonic-3.5-2026-05-04`) of a listed family. */
+function isServedModel(model: string, options: ValidationOptions): boolean {
+  if (options.models.includes(model)) return true;
+  const dated = DATED_SUFFIX.exec(model);
+  if (!dated || Number.isNaN(Date.parse(dated[1]!))) return false;
+  return options.datedModelFamilies.includes(model.slice(0, dated.index));
+}
 
 function fail(error: ErrorSpec): Validation {
   return { ok: false, error };
@@ -145,7 +155,7 @@ export function validateGeneration(
   if (options.sunsettedModels.includes(body.model_id)) {
     return fail(errors.modelSunsetted(body.model_id));
   }
-  if (!options.models.includes(body.model_id)) return fail(errors.modelNotFound());
+  if (!isServedModel(body.model_id, options)) return fail(errors.modelNotFound());
 
   const voice = resolveVoice(body.voice, features);
   if (!voice.ok) return voice;
