@@ -95,7 +95,7 @@ const timestampShape: Check<CartesiaTarget> = {
         cumulative === undefined
           ? 'Could not tell whether times continue across inputs (the second input\'s first word was not found).'
           : cumulative
-            ? 'Times continue across the continuation (counted from the start of the context): words of one context line up. A context reopened under a new id restarts at 0, which firstword offsets only by the track start (provider-fidelity finding 7).'
+            ? 'Times continue across the continuation (counted from the start of the context): words of one context line up. A context reopened under a new id restarts at 0, which firstword offsets only by the track start, so after a reopen words land early.'
             : 'Times restart with the second input: firstword would place the continuation\'s words too early.',
     };
   },

@@ -69,7 +69,7 @@ const closeAfterIdle: Check<CartesiaTarget> = {
     } else {
       conclusion =
         `An open context expired between ${lastAccepted === undefined ? '0 ms' : ms(lastAccepted)} and ${ms(firstRefused.delay)} after its last audio; the closing message then got ${quote(firstRefused.frame)}. ` +
-        `firstword reads it as: ${firstRefused.reading}. Because the close was already sent, the driver fails that turn although all of its audio played (provider-fidelity finding 2): the codec should end such a track quietly.`;
+        `firstword reads it as: ${firstRefused.reading}. Because the close was already sent, the driver fails that turn although all of its audio played: the codec should end such a track quietly.`;
     }
     return {
       sent: `Per row, a new context on one socket: \`${OPENING}\` with \`continue: true\`; once its audio is out (its \`flush_done\`, or ${ms(settings.quietMs)} without a chunk), wait the delay, then firstword's closing message.`,

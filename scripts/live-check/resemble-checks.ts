@@ -1,5 +1,5 @@
 /**
- * The Resemble checks of docs/provider-fidelity.md ("What is still unconfirmed"): what the live
+ * The Resemble checks of docs/provider-fidelity.md: what the live
  * service echoes, how it paces audio, what its timestamps and errors look like.
  */
 import { RESEMBLE_MAX_REQUEST_CHARS } from '../../src/tts/resemble-codec.js';
@@ -85,7 +85,7 @@ const echoAndModel: Check<ResembleTarget> = {
     if (failures.length === variants.length) throw failures[0];
     const conclusion = [
       mismatched.length
-        ? `The echo differs from the request (${mismatched.join('; ')}): firstword would play that audio at the wrong speed; compare the echo with the request (provider-fidelity finding 5).`
+        ? `The echo differs from the request (${mismatched.join('; ')}): firstword would play that audio at the wrong speed; compare the echo with the request and fail loudly.`
         : 'Every model that answered echoed the requested rate: ignoring the echo is safe for these.',
       `Left out, \`sample_rate\` came back as ${omittedEcho} (firstword always sends it).`,
       refused.length === variants.length
@@ -145,7 +145,7 @@ const pacing: Check<ResembleTarget> = {
         'Times are arrival times at this machine (network included). "Holes" replays the arrivals as a player that starts on the first byte with no buffer, as firstword does (playout.ts).',
       ],
       conclusion: holes.length
-        ? `Playing from the first byte would stutter: ${holes.join('; ')}. A Resemble prebuffer of about that size would remove the holes (provider-fidelity finding 6).`
+        ? `Playing from the first byte would stutter: ${holes.join('; ')}. A Resemble prebuffer of about that size would remove the holes.`
         : 'No holes: delivery stayed ahead of playback from the first byte at every rate; no prebuffer is needed on this connection.',
     };
   },
@@ -204,7 +204,7 @@ const graphemes: Check<ResembleTarget> = {
       conclusion: `Frames ${shape}; times ${clock}; spaces ${hasSpaces ? 'included' : 'missing'}. ${
         fine
           ? 'This is what firstword\'s word assembly assumes: the words above are right.'
-          : 'firstword\'s word assembly assumes spaces, increments and request-relative times: the words above show what it makes of this instead (provider-fidelity mismatch 14).'
+          : 'firstword\'s word assembly assumes spaces, increments and request-relative times: the words above show what it makes of this instead.'
       }`,
     };
   },
@@ -262,7 +262,7 @@ const pingPong: Check<ResembleTarget> = {
       conclusion:
         rtt === undefined
           ? 'No pong: a ping-based keepalive would kill healthy sockets; use another liveness signal.'
-          : 'Pings are answered: a keepalive on pooled sockets can use them (provider-fidelity finding 3; firstword sends none today).',
+          : 'Pings are answered: a keepalive on pooled sockets can use them (firstword sends none today).',
     };
   },
 };
