@@ -90,6 +90,7 @@ const REQUIRED_BY_MODE: Record<ConfigMode, Array<[EnvVariable, string]>> = {
     ['AGENT_NAME', 'the SIP dispatch rule names the agent to send callers to'],
     ['SIP_NUMBERS', 'list the phone numbers callers dial, comma-separated'],
   ],
+  'live-check': [],
 };
 
 function requirementProblems(env: ParsedEnv, invalid: ReadonlySet<EnvVariable>, provider: TtsProvider, mode: ConfigMode): string[] {

@@ -16,10 +16,11 @@ export type LogLevel = (typeof LOG_LEVELS)[number];
 /**
  * What the command being started needs; every mode validates every variable, but each requires
  * only its own: `worker` LiveKit + OpenAI credentials, `web` LiveKit credentials, `sip-setup`
- * LiveKit credentials + AGENT_NAME + SIP_NUMBERS, `demo` (the offline pipeline) none. The
- * pipeline modes (`worker`, `demo`) also require the chosen TTS provider's keys.
+ * LiveKit credentials + AGENT_NAME + SIP_NUMBERS, `demo` (the offline pipeline) none, `live-check`
+ * none (it checks each provider whose key and voice are set, and names what a skipped one needs).
+ * The pipeline modes (`worker`, `demo`) also require the chosen TTS provider's keys.
  */
-export type ConfigMode = 'worker' | 'demo' | 'web' | 'sip-setup';
+export type ConfigMode = 'worker' | 'demo' | 'web' | 'sip-setup' | 'live-check';
 
 export interface AppConfig {
   livekit: { url?: string; apiKey?: string; apiSecret?: string; workerToken?: string };

@@ -23,7 +23,8 @@ export interface CartesiaTTSOptions extends FirstwordTTSOptions {
   baseURL: string;
 }
 
-const defaults = {
+/** Defaults of the options a caller leaves out (also what `npm run live-check` connects with). */
+export const CARTESIA_DEFAULTS = {
   ...FIRSTWORD_TTS_DEFAULTS,
   wordTimestamps: true,
   model: 'sonic-3.5',
@@ -39,7 +40,7 @@ export class CartesiaTTS extends FirstwordTTS {
   #prepareText: ((text: string) => string) | undefined;
 
   constructor(opts: Partial<CartesiaTTSOptions> = {}) {
-    const merged: CartesiaTTSOptions = { ...defaults, voice: '', ...opts };
+    const merged: CartesiaTTSOptions = { ...CARTESIA_DEFAULTS, voice: '', ...opts };
     const facts = { name: 'Cartesia', keyVariable: 'CARTESIA_API_KEY', sampleRates: CARTESIA_SAMPLE_RATES };
     const apiKey = checkSharedOptions(facts, merged, process.env.CARTESIA_API_KEY);
     if (!merged.voice) throw new Error('Cartesia voice id is required (CARTESIA_VOICE)');

@@ -22,7 +22,8 @@ export interface ResembleTTSOptions extends FirstwordTTSOptions {
   ssml: boolean;
 }
 
-const defaults = {
+/** Defaults of the options a caller leaves out (also what `npm run live-check` connects with). */
+export const RESEMBLE_DEFAULTS = {
   ...FIRSTWORD_TTS_DEFAULTS,
   sampleRate: 22050,
   baseURL: 'wss://websocket.cluster.resemble.ai',
@@ -37,7 +38,7 @@ export class ResembleTTS extends FirstwordTTS {
   #model: string | undefined;
 
   constructor(opts: Partial<ResembleTTSOptions> = {}) {
-    const merged: ResembleTTSOptions = { ...defaults, voiceUuid: '', ...opts };
+    const merged: ResembleTTSOptions = { ...RESEMBLE_DEFAULTS, voiceUuid: '', ...opts };
     const facts = { name: 'Resemble', keyVariable: 'RESEMBLE_API_KEY', sampleRates: RESEMBLE_SAMPLE_RATES };
     const apiKey = checkSharedOptions(facts, merged, process.env.RESEMBLE_API_KEY);
     if (!merged.voiceUuid) throw new Error('Resemble voiceUuid is required (RESEMBLE_VOICE_UUID)');
