@@ -166,7 +166,7 @@ const versions: Check<CartesiaTarget> = {
 const models: Check<CartesiaTarget> = {
   id: 'C9',
   title: 'Accepted model ids',
-  question: 'Which model ids the account serves (default `sonic-3`; docs recommend `sonic-3.5`, list 3.6 as latest; professional clones need dated ids).',
+  question: 'Which model ids the account serves (default `sonic-3.5`, as the docs recommend, list 3.6 as latest; professional clones need dated ids).',
   async run(scope: Scope): Promise<Finding> {
     const { target, settings } = scope;
     const socket = await openSocket(scope, target.codec());
