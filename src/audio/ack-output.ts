@@ -28,11 +28,18 @@ export interface AckOutputEvents {
 
 type Held = { kind: 'frame'; frame: AudioFrame } | { kind: 'flush' };
 
+interface AckInNext {
+  playback: AckPlayback;
+  stop: boolean;
+  /** Frames are still being handed down: a stop is carried out by the writer when it ends. */
+  writing: boolean;
+}
+
 export class AckOutput extends voiceNs.AudioOutput {
   readonly ackEvents = new EventEmitter<AckOutputEvents>();
   readonly #next: voice.AudioOutput;
   /** The acknowledgement owns the output below from `play()` until its playback finished. */
-  #ack: { playback: AckPlayback; stop: boolean } | undefined;
+  #ack: AckInNext | undefined;
   /** Session audio that came while the acknowledgement played, in order. */
   #held: Held[] = [];
   /** A session segment was handed to the output below and has not finished there. */
@@ -69,7 +76,7 @@ export class AckOutput extends voiceNs.AudioOutput {
    */
   play(frames: readonly AudioFrame[]): AckPlayback | undefined {
     if (this.#ack || this.sessionAudioPending || frames.length === 0) return undefined;
-    const ack = { playback: { stopped: false } as AckPlayback, stop: false };
+    const ack: AckInNext = { playback: { stopped: false }, stop: false, writing: true };
     this.#ack = ack;
     void this.#write(ack, frames);
     return ack.playback;
@@ -81,16 +88,19 @@ export class AckOutput extends voiceNs.AudioOutput {
     if (!ack || ack.stop) return;
     ack.stop = true;
     ack.playback.stopped = true;
-    this.#next.clearBuffer();
+    // While frames are still going down, the writer clears once it has stopped; clearing now
+    // would let its next frame start a segment of its own.
+    if (!ack.writing) this.#next.clearBuffer();
   }
 
-  async #write(ack: { playback: AckPlayback; stop: boolean }, frames: readonly AudioFrame[]): Promise<void> {
+  async #write(ack: AckInNext, frames: readonly AudioFrame[]): Promise<void> {
     try {
       for (const frame of frames) {
         if (ack.stop) break;
         await this.#next.captureFrame(frame);
       }
     } finally {
+      ack.writing = false;
       this.#next.flush();
       if (ack.stop) this.#next.clearBuffer();
     }
