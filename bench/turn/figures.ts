@@ -1,0 +1,64 @@
+/** What bench:turn reports per setting, from the spoken turns it ran (src/spoken). */
+import type { SpokenTurn } from '../../src/spoken/spoken-session.js';
+
+export interface SettingFigures {
+  name: string;
+  firstSoundP50Ms?: number;
+  firstSoundP90Ms?: number;
+  firstContentP50Ms?: number;
+  firstContentP90Ms?: number;
+  /** Pauses of at most 700 ms where the agent began to speak, over those pauses. */
+  falseEndRate: number;
+  pauses: number;
+  /** The same over the 1,000 ms pauses (beyond the target, reported). */
+  falseEndRateLongPauses: number;
+  longPauses: number;
+  draftsDiscardedPerTurn: number;
+  cpuMsPerTurn: number;
+  turns: number;
+  /** Turns the agent never answered after the caller's end of speech. */
+  unanswered: number;
+  acksPlayed: number;
+}
+
+export function percentile(values: readonly number[], p: number): number | undefined {
+  if (values.length === 0) return undefined;
+  const sorted = [...values].sort((a, b) => a - b);
+  const rank = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
+  return Math.round(sorted[rank]! * 10) / 10;
+}
+
+/** The pauses of a turn, each with whether an agent sound began in it (before the next piece ended). */
+export function pauseOutcomes(turn: SpokenTurn, pauseMs: readonly number[]): Array<{ pauseMs: number; falseEnd: boolean }> {
+  const pieces = turn.utterance.pieces;
+  const starts = turn.segments.map((s) => s.startedAt).filter((t): t is number => t !== undefined);
+  return pieces.slice(0, -1).map((piece, i) => {
+    const until = pieces[i + 1]!.lastVoicedAt;
+    return { pauseMs: pauseMs[i] ?? 0, falseEnd: starts.some((t) => t >= piece.lastVoicedAt && t < until) };
+  });
+}
+
+export function settingFigures(name: string, turns: ReadonlyArray<{ turn: SpokenTurn; pauseMs: readonly number[] }>): SettingFigures {
+  const pick = (key: 'firstSoundMs' | 'firstContentMs') => turns.map(({ turn }) => turn[key]).filter((v): v is number => v !== undefined);
+  const pauses = turns.flatMap(({ turn, pauseMs }) => pauseOutcomes(turn, pauseMs));
+  const short = pauses.filter((p) => p.pauseMs <= 700);
+  const long = pauses.filter((p) => p.pauseMs > 700);
+  const rate = (list: typeof pauses) => (list.length === 0 ? 0 : list.filter((p) => p.falseEnd).length / list.length);
+  const mean = (values: number[]) => (values.length === 0 ? 0 : Math.round((values.reduce((a, b) => a + b, 0) / values.length) * 100) / 100);
+  return {
+    name,
+    firstSoundP50Ms: percentile(pick('firstSoundMs'), 50),
+    firstSoundP90Ms: percentile(pick('firstSoundMs'), 90),
+    firstContentP50Ms: percentile(pick('firstContentMs'), 50),
+    firstContentP90Ms: percentile(pick('firstContentMs'), 90),
+    falseEndRate: Math.round(rate(short) * 1000) / 1000,
+    pauses: short.length,
+    falseEndRateLongPauses: Math.round(rate(long) * 1000) / 1000,
+    longPauses: long.length,
+    draftsDiscardedPerTurn: mean(turns.map(({ turn }) => turn.draftsDiscarded)),
+    cpuMsPerTurn: mean(turns.map(({ turn }) => turn.cpuMs)),
+    turns: turns.length,
+    unanswered: turns.filter(({ turn }) => turn.firstContentMs === undefined).length,
+    acksPlayed: turns.filter(({ turn }) => turn.acks.some((a) => a.outcome === 'played' && a.playback?.startedAt !== undefined && a.playback.startedAt >= turn.endOfSpeechAt - 1)).length,
+  };
+}

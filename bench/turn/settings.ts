@@ -1,0 +1,89 @@
+/**
+ * The turn-taking settings bench:turn compares side by side: the framework's defaults (what the
+ * worker ran before), firstword's defaults (exactly what CONFIG_DEFAULTS ships, so the bench
+ * measures the product), and an aggressive VAD-only setting. `--variant` adds sweep points.
+ */
+import { CONFIG_DEFAULTS } from '../../src/config/defaults.js';
+import type { TurnDetectorChoice } from '../../src/config/index.js';
+
+export interface BenchSetting {
+  name: string;
+  /** Silero's silence before end of speech (ms); the framework's default is 550. */
+  silenceMs: number;
+  /** Unset: the framework's turn handling (endpointing 500 / 3,000 ms, LLM-only preemptive). */
+  turn?: { minDelayMs: number; maxDelayMs: number; preemptive: boolean; detector: TurnDetectorChoice };
+  /** `early`: the early ack judged by the transcript detector; `early-vad`: at every VAD end of speech. */
+  ack: 'off' | 'early' | 'early-vad';
+}
+
+export const FRAMEWORK_DEFAULTS: BenchSetting = { name: 'framework-defaults', silenceMs: 550, ack: 'off' };
+
+export const FIRSTWORD: BenchSetting = {
+  name: 'firstword',
+  silenceMs: CONFIG_DEFAULTS.turn.silenceMs,
+  turn: {
+    minDelayMs: CONFIG_DEFAULTS.turn.minDelayMs,
+    maxDelayMs: CONFIG_DEFAULTS.turn.maxDelayMs,
+    preemptive: CONFIG_DEFAULTS.turn.preemptive,
+    detector: CONFIG_DEFAULTS.turn.detector,
+  },
+  ack: 'early',
+};
+
+export const AGGRESSIVE_VAD: BenchSetting = {
+  name: 'aggressive-vad',
+  silenceMs: 200,
+  turn: { minDelayMs: 100, maxDelayMs: 100, preemptive: true, detector: 'off' },
+  ack: 'early-vad',
+};
+
+export const NAMED_SETTINGS: readonly BenchSetting[] = [FRAMEWORK_DEFAULTS, FIRSTWORD, AGGRESSIVE_VAD];
+
+const DETECTORS: readonly TurnDetectorChoice[] = ['off', 'transcript', 'audio'];
+const ACKS: readonly BenchSetting['ack'][] = ['off', 'early', 'early-vad'];
+
+/**
+ * `silence=300,min=400,max=1500,detector=transcript,ack=early,preemptive=on`: firstword's
+ * defaults with those keys changed, named after them.
+ */
+export function parseVariant(spec: string): BenchSetting {
+  const base = FIRSTWORD.turn!;
+  const setting: BenchSetting = { name: spec, silenceMs: FIRSTWORD.silenceMs, turn: { ...base }, ack: FIRSTWORD.ack };
+  for (const part of spec.split(',').filter(Boolean)) {
+    const [key, raw] = part.split('=');
+    const value = raw ?? '';
+    const number = Number(value);
+    const turn = setting.turn!;
+    switch (key) {
+      case 'silence':
+        setting.silenceMs = wholeMs(key, number);
+        break;
+      case 'min':
+        turn.minDelayMs = wholeMs(key, number);
+        break;
+      case 'max':
+        turn.maxDelayMs = wholeMs(key, number);
+        break;
+      case 'preemptive':
+        if (value !== 'on' && value !== 'off') throw new Error(`--variant preemptive must be on or off, not "${value}"`);
+        turn.preemptive = value === 'on';
+        break;
+      case 'detector':
+        if (!DETECTORS.includes(value as TurnDetectorChoice)) throw new Error(`--variant detector must be one of ${DETECTORS.join(', ')}`);
+        turn.detector = value as TurnDetectorChoice;
+        break;
+      case 'ack':
+        if (!ACKS.includes(value as BenchSetting['ack'])) throw new Error(`--variant ack must be one of ${ACKS.join(', ')}`);
+        setting.ack = value as BenchSetting['ack'];
+        break;
+      default:
+        throw new Error(`--variant: unknown key "${key}" (silence, min, max, preemptive, detector, ack)`);
+    }
+  }
+  return setting;
+}
+
+function wholeMs(key: string, value: number): number {
+  if (!Number.isInteger(value) || value < 0 || value > 10_000) throw new Error(`--variant ${key} must be whole milliseconds (0-10000)`);
+  return value;
+}
