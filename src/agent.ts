@@ -18,6 +18,9 @@ import * as silero from '@livekit/agents-plugin-silero';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type AckLibrary, attachAcknowledgement, prepareAcknowledgements } from './ack/index.js';
+import { attachEarlyAck } from './ack/early.js';
+import { EARLY_ACK_PHRASES } from './ack/phrases.js';
+import { AckOutput } from './audio/ack-output.js';
 import { type AppConfig, ConfigError, loadConfig, loadEnvFile, redactedConfig, shareLeaseSocket } from './config/index.js';
 import { protectBargeIn } from './audio/barge-in-output.js';
 import { attachJobTurnBudget, startWorkerMetrics } from './latency/worker.js';
@@ -27,6 +30,8 @@ import { describeCaller, greetSipCaller } from './sip/index.js';
 import { maskPhoneNumbersInOutput } from './sip/log-privacy.js';
 import { type CreatedTTS, createTTS } from './tts/factory.js';
 import { startLeaseService } from './tts/lease-service.js';
+import { turnTaking } from './turn/detection.js';
+import { predictTurnComplete } from './turn/transcript-detector.js';
 
 export interface ProcessData {
   vad?: VAD;
@@ -49,16 +54,16 @@ export async function prepareVoice(config: AppConfig): Promise<CreatedTTS> {
 export async function prewarm(proc: JobProcess<ProcessData>): Promise<void> {
   // Before any call: the framework logs SIP callers' identities (their numbers) unmasked.
   maskPhoneNumbersInOutput(process.stdout);
-  proc.userData.vad = await silero.VAD.load();
-
   const config = loadConfig(process.env, { mode: 'worker' });
+  proc.userData.vad = await silero.VAD.load({ minSilenceDuration: config.turn.silenceMs });
+
   const voice = prepareVoice(config);
   // Not awaited: a slow provider must not hold up the process's start. A failure here is
   // reported by the entry that awaits it, not as an unhandled rejection.
   voice.catch(() => {});
   proc.userData.voice = voice;
   if (config.ack.mode !== 'off') {
-    const acks = voice.then((created) => prepareAcknowledgements(created.tts));
+    const acks = voice.then((created) => prepareAcknowledgements(created.tts, ackPhrases(config)));
     acks.catch(() => {});
     proc.userData.acks = acks;
   }
@@ -74,7 +79,7 @@ export async function entry(ctx: JobContext<ProcessData>): Promise<void> {
   const caller = describeCaller(await ctx.waitForParticipant(), { sip: config.sip.call });
   logger.info(caller.logFields, 'caller joined');
 
-  const vad = ctx.proc.userData.vad ?? (await silero.VAD.load());
+  const vad = ctx.proc.userData.vad ?? (await silero.VAD.load({ minSilenceDuration: config.turn.silenceMs }));
   const voice = await (ctx.proc.userData.voice ?? prepareVoice(config));
   ctx.proc.userData.voice = undefined;
   ctx.addShutdownCallback(() => voice.close());
@@ -93,25 +98,43 @@ export async function entry(ctx: JobContext<ProcessData>): Promise<void> {
       llm: new openai.LLM({ apiKey: config.openai.apiKey, baseURL: config.openai.baseURL, model: config.openai.llmModel }),
       tts: voice.tts,
     },
-    { bargeInMinSpeechMs: config.bargeIn.minSpeechMs },
+    {
+      bargeInMinSpeechMs: config.bargeIn.minSpeechMs,
+      turn: turnTaking(config.turn, { hasInferenceExecutor: ctx.inferenceExecutor !== undefined }),
+    },
   );
   const agent = createAssistant();
   // One log line per turn (and METRICS_PORT pushes); the ack joins once its audio is ready, never
   // holding up the call's start.
   const turnBudget = attachJobTurnBudget(session, { agent, tts: voice.tts, config, logger });
   ctx.addShutdownCallback(() => turnBudget.close());
-  if (config.ack.mode !== 'off') {
-    const acks = ctx.proc.userData.acks ?? prepareAcknowledgements(voice.tts);
-    ctx.proc.userData.acks = undefined;
+  const acks = config.ack.mode === 'off' ? undefined : (ctx.proc.userData.acks ?? prepareAcknowledgements(voice.tts, ackPhrases(config)));
+  ctx.proc.userData.acks = undefined;
+  const ackMode = config.ack.mode;
+  if (acks && (ackMode === 'always' || ackMode === 'slow')) {
     void acks.then(
-      (library) => attachAcknowledgement(session, { agent, library, mode: config.ack.mode, slowMs: config.ack.slowMs }),
+      (library) => attachAcknowledgement(session, { agent, library, mode: ackMode, slowMs: config.ack.slowMs }),
       (error: Error) => logger.warn({ error: error.message }, 'acknowledgements unavailable'),
     );
   }
   await session.start({ agent, room: ctx.room, ...caller.telephony?.startOptions });
   protectBargeIn(session);
+  if (acks && ackMode === 'early' && session.output.audio) {
+    // In front of the room's output from the start, so that it is never swapped mid-greeting.
+    const ackOutput = new AckOutput(session.output.audio);
+    session.output.audio = ackOutput;
+    void acks.then(
+      (library) => attachEarlyAck(session, { agent, library, output: ackOutput, predict: predictTurnComplete }),
+      (error: Error) => logger.warn({ error: error.message }, 'acknowledgements unavailable'),
+    );
+  }
   greetSipCaller(session, caller);
   logger.info({ provider: config.tts.provider }, 'session started');
+}
+
+/** An early ack is a backchannel ("네." / "Okay."): it plays before the reply and delays it by its length. */
+function ackPhrases(config: AppConfig): { phrases: Partial<typeof EARLY_ACK_PHRASES> } {
+  return { phrases: config.ack.mode === 'early' ? EARLY_ACK_PHRASES : {} };
 }
 
 export default defineAgent<ProcessData>({ prewarm, entry });
