@@ -10,19 +10,27 @@ export interface DemoArgs {
   outDir: string;
   firstTokenDelayMs: number;
   tokensPerSecond: number;
+  /** Typed turns instead of spoken ones. */
+  typed: boolean;
+  /** Spoken turns: the scripted STT's final, ms after the caller's last voiced sample. */
+  sttFinalAfterMs: number;
 }
 
 export const DEMO_USAGE = `Usage: npm run demo [-- [options] ["your text" ...]]
 
-Runs the voice pipeline offline (no LiveKit room, no microphone): each text is injected as a user
-turn, the agent answers through the production TTS client, and what would have been played is
-recorded. Without text, three built-in samples run: a Korean question, an English question, and
-an answer that is interrupted mid-sentence (barge-in).
+Runs the voice pipeline offline (no LiveKit room, no microphone): each text is spoken by the local
+voice and heard as the caller's audio — through the real Silero VAD and the worker's turn taking,
+with a scripted STT that knows the words — the agent answers through the production TTS client,
+and what the caller would hear is recorded. Times are on the caller's clock: from the last voiced
+sample of their speech. Without text, three built-in samples run: a Korean question, an English
+question, and an answer that is interrupted mid-sentence (barge-in).
 
 Options:
   --out <dir>                 where WAVs, report.json and waterfall.png go (default: out/demo)
   --first-token-ms <ms>       replay model: delay before the first token (default: ${REPLAY_DEFAULTS.firstTokenDelayMs})
   --tokens-per-second <n>     replay model: streaming rate (default: ${REPLAY_DEFAULTS.tokensPerSecond})
+  --stt-final-ms <ms>         scripted STT: final transcript this long after the caller's last voiced sample (default: 150)
+  --typed                     type the turns instead (times from the request; no VAD, no turn taking)
   -h, --help                  show this help
 
 LLM: OpenAI when OPENAI_API_KEY is set, otherwise a replay model with canned answers.
@@ -59,6 +67,8 @@ export function parseDemoArgs(argv: readonly string[]): DemoArgs {
     outDir: nonEmpty(values.out, '--out') ?? 'out/demo',
     firstTokenDelayMs: numberOption(values['first-token-ms'], '--first-token-ms', 0, 10_000) ?? REPLAY_DEFAULTS.firstTokenDelayMs,
     tokensPerSecond: numberOption(values['tokens-per-second'], '--tokens-per-second', 1, 1000) ?? REPLAY_DEFAULTS.tokensPerSecond,
+    typed: values.typed ?? false,
+    sttFinalAfterMs: numberOption(values['stt-final-ms'], '--stt-final-ms', 0, 5000) ?? 150,
   };
 }
 
@@ -72,6 +82,8 @@ function parseWithNode(argv: readonly string[]) {
       out: { type: 'string' },
       'first-token-ms': { type: 'string' },
       'tokens-per-second': { type: 'string' },
+      'stt-final-ms': { type: 'string' },
+      typed: { type: 'boolean' },
     },
   });
 }

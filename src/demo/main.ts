@@ -30,6 +30,7 @@ async function main(argv: string[]): Promise<number> {
     turns: args.turns,
     outDir: args.outDir,
     replay: { firstTokenDelayMs: args.firstTokenDelayMs, tokensPerSecond: args.tokensPerSecond },
+    ...(args.typed ? {} : { spoken: { sttFinalAfterMs: args.sttFinalAfterMs } }),
     log: (line) => process.stdout.write(`${line}\n`),
   });
   process.stdout.write(`\n${result.table}\n\n`);

@@ -7,6 +7,8 @@ export interface RunInfo {
   tts: string;
   sampleRate: number;
   startedAt: string;
+  /** Spoken turns: what stood in for speech recognition. Unset: typed turns. */
+  stt?: string;
 }
 
 const COLUMNS: { title: string; value: (t: TurnReport) => string }[] = [
@@ -23,13 +25,32 @@ const COLUMNS: { title: string; value: (t: TurnReport) => string }[] = [
   { title: 'gaps', value: (t) => (t.audio.gaps.length ? `${t.audio.gaps.length} / ${Math.round(sumGaps(t))} ms` : '0') },
 ];
 
+/** Spoken turns: every figure on the caller's clock, from the last voiced sample of their speech. */
+const SPOKEN_COLUMNS: { title: string; value: (t: TurnReport) => string }[] = [
+  { title: 'turn', value: (t) => t.name },
+  { title: 'first sound', value: (t) => ms(t.spoken?.firstSoundMs) },
+  { title: 'first content', value: (t) => ms(t.spoken?.firstContentMs) },
+  { title: 'VAD end', value: (t) => ms(t.spoken?.fromEndOfSpeech.vadEndOfSpeech) },
+  { title: 'STT final', value: (t) => ms(t.spoken?.fromEndOfSpeech.sttFinal) },
+  { title: 'turn decided', value: (t) => ms(t.spoken?.fromEndOfSpeech.turnDecided) },
+  { title: 'LLM request', value: (t) => ms(t.spoken?.fromEndOfSpeech.llmRequest) },
+  { title: 'LLM 1st token', value: (t) => ms(t.spoken?.fromEndOfSpeech.llmFirstToken) },
+  { title: '1st chunk', value: (t) => ms(t.spoken?.fromEndOfSpeech.ttsFirstChunk) },
+  { title: 'TTS 1st byte', value: (t) => ms(t.spoken?.fromEndOfSpeech.ttsFirstByte) },
+  { title: 'ack', value: (t) => (t.ack ? `${t.ack.outcome} (${t.ack.reason})` : '—') },
+  { title: 'false ends', value: (t) => String(t.spoken?.falseEnds ?? 0) },
+  { title: 'heard', value: (t) => seconds(t.audio.playedMs) + (t.interrupted ? ' (cut)' : '') },
+];
+
 /** The terminal summary: one row per turn, then each turn's requests. */
 export function formatReport(turns: readonly TurnReport[], info: RunInfo): string {
-  const rows = [COLUMNS.map((c) => c.title), ...turns.map((t) => COLUMNS.map((c) => c.value(t)))];
-  const widths = COLUMNS.map((_, i) => Math.max(...rows.map((r) => displayWidth(r[i]!))));
+  const columns = info.stt ? SPOKEN_COLUMNS : COLUMNS;
+  const rows = [columns.map((c) => c.title), ...turns.map((t) => columns.map((c) => c.value(t)))];
+  const widths = columns.map((_, i) => Math.max(...rows.map((r) => displayWidth(r[i]!))));
   const line = (cells: string[]) => cells.map((cell, i) => pad(cell, widths[i]!, i === 0 ? 'left' : 'right')).join('  ');
+  const clock = info.stt ? `ms after the caller's last voiced sample; spoken turns, ${info.stt}` : 'ms after the typed turn was sent';
   const out = [
-    `Latency per turn (ms after the typed turn was sent; LLM: ${info.llm}${info.llmReplayed ? ' — REPLAYED, not a live model' : ''}; TTS: ${info.tts} at ${info.sampleRate} Hz)`,
+    `Latency per turn (${clock}; LLM: ${info.llm}${info.llmReplayed ? ' — REPLAYED, not a live model' : ''}; TTS: ${info.tts} at ${info.sampleRate} Hz)`,
     line(rows[0]!),
     widths.map((w) => '─'.repeat(w)).join('  '),
     ...rows.slice(1).map(line),
@@ -39,7 +60,7 @@ export function formatReport(turns: readonly TurnReport[], info: RunInfo): strin
     out.push(`Not observable with this TTS: ${[...missing].map((s) => STAMP_LABELS[s]).join(', ')}.`);
   }
   for (const turn of turns) {
-    out.push('', `[${turn.name}] user: ${turn.prompt}`, `  agent${info.llmReplayed ? ' (replayed)' : ''}: ${turn.reply}`);
+    out.push('', `[${turn.name}] ${info.stt ? 'caller said' : 'user'}: ${turn.prompt}`, `  agent${info.llmReplayed ? ' (replayed)' : ''}: ${turn.reply}`);
     for (const [i, r] of turn.requests.entries()) {
       const played = r.playStartMs === undefined ? 'not played' : `played ${ms(r.playStartMs)}–${ms(r.playEndMs)}`;
       out.push(`  #${i + 1} sent ${ms(r.sentMs)}, first byte ${ms(r.firstByteMs)}, ${played}: ${JSON.stringify(r.text)}`);
@@ -53,7 +74,10 @@ export function formatReport(turns: readonly TurnReport[], info: RunInfo): strin
 /** The JSON report: run facts, stamp definitions, and every turn. */
 export function reportJson(turns: readonly TurnReport[], info: RunInfo): string {
   const stamps = Object.fromEntries(TYPED_TURN_STAMPS.map((s) => [s, STAMP_LABELS[s]]));
-  return `${JSON.stringify({ run: info, units: 'ms since the typed turn was sent (the turn budget\'s zero, as in the worker\'s turn log)', stamps, turns }, null, 2)}\n`;
+  const units = info.stt
+    ? "stamps: ms since the turn was decided (the turn budget's zero, as in the worker's turn log); spoken: ms since the caller's last voiced sample"
+    : "ms since the typed turn was sent (the turn budget's zero, as in the worker's turn log)";
+  return `${JSON.stringify({ run: info, units, stamps, turns }, null, 2)}\n`;
 }
 
 function ms(value: number | undefined): string {

@@ -23,6 +23,7 @@ import { type ReplayEntry, ReplayLLM } from './replay-llm.js';
 import { SAMPLE_REPLIES, type DemoTurn, replayFallback } from './samples.js';
 import { type DemoTurnReport, TurnDetails, demoTurnReport } from './turn-details.js';
 import { renderPng, waterfallSvg } from './waterfall.js';
+import { runSpokenTurns } from './spoken-turns.js';
 
 export interface DemoRunOptions {
   config: AppConfig;
@@ -41,6 +42,12 @@ export interface DemoRunOptions {
   turnTimeoutMs?: number;
   /** Where the worker's per-turn `turn latency` line goes. @defaultValue not written */
   turnLog?: TurnBudgetOptions['logger'];
+  /**
+   * Spoken turns (the default of `npm run demo`): each prompt said by the local voice, heard
+   * through the real VAD, with a scripted STT final this long after the last voiced sample.
+   * Unset: typed turns.
+   */
+  spoken?: { sttFinalAfterMs: number };
 }
 
 export interface DemoRunResult {
@@ -74,7 +81,19 @@ export async function runDemo(opts: DemoRunOptions): Promise<DemoRunResult> {
     log(`LLM: ${info.llm}${replayed ? ' — the answers are REPLAYED from canned text (set OPENAI_API_KEY for a live model)' : ''}`);
     log(`TTS: ${info.tts}, ${info.sampleRate} Hz`);
 
-    // No microphone: turns arrive as text, so the STT is never fed. The framework's fake fills the slot.
+    if (opts.spoken) {
+      const { turns, heard } = await runSpokenTurns({
+        config: opts.config,
+        model,
+        tts: voiceOut.tts,
+        turns: opts.turns,
+        sttFinalAfterMs: opts.spoken.sttFinalAfterMs,
+        log,
+        turnLog: opts.turnLog ?? false,
+      });
+      return await writeOutputs(turns, { ...info, stt: `scripted STT (final ${opts.spoken.sttFinalAfterMs} ms after the last voiced sample)` }, opts.outDir, heard);
+    }
+    // Typed turns: no microphone, so the STT is never fed. The framework's fake fills the slot.
     const session = createSession({ stt: new stt.testing.FakeSTT(), llm: model, tts: voiceOut.tts });
     const output = new RecordingAudioOutput({ playout: opts.playout ?? 'realtime' });
     session.output.audio = output;

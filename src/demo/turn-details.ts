@@ -55,6 +55,26 @@ export interface DemoTurnReport extends TurnReport {
   };
   interruptRequestedMs?: number;
   wav?: string;
+  /** A spoken turn: the caller's clock, from the last voiced sample of the caller's audio. */
+  spoken?: SpokenTimes;
+}
+
+export interface SpokenTimes {
+  /** The scripted STT's final came this long after the last voiced sample. */
+  sttFinalAfterMs: number;
+  firstSoundMs?: number;
+  firstContentMs?: number;
+  /** Agent sounds that began while the caller had only paused. */
+  falseEnds: number;
+  /** Every stamp of the turn, ms after the caller's last voiced sample. */
+  fromEndOfSpeech: Partial<Record<StampName, number>>;
+}
+
+/** The report's stamps re-read from the caller's real end of speech (`endOfSpeechAt`, timeline clock). */
+export function fromEndOfSpeech(report: TurnReport, endOfSpeechAt: number): Partial<Record<StampName, number>> {
+  const out: Partial<Record<StampName, number>> = {};
+  for (const [name, at] of Object.entries(report.stamps) as [StampName, number][]) out[name] = round(report.at + at - endOfSpeechAt);
+  return out;
 }
 
 const TTS_STAMPS: StampName[] = ['ttsFirstChunk', 'ttsFirstSend', 'ttsFirstByte', 'ttsFirstFrame'];

@@ -34,6 +34,8 @@ export interface SpokenSessionOptions {
   /** A turn with no reply this long after the caller's end of speech is reported unanswered. @defaultValue 10000 */
   replyTimeoutMs?: number;
   turnLog?: Parameters<typeof attachTurnBudget>[1]['logger'];
+  /** How the turn budget is attached (the demo attaches the worker's). @defaultValue attachTurnBudget */
+  attachBudget?: (session: voice.AgentSession, agent: voice.Agent) => TurnBudget;
 }
 
 export interface SpokenTurn {
@@ -94,7 +96,7 @@ export class SpokenSession {
     session.output.audio = ackOutput;
     session.input.audio = microphone;
     const agent = createAssistant();
-    const budget = attachTurnBudget(session, { agent, tts: opts.tts, logger: opts.turnLog ?? false });
+    const budget = opts.attachBudget?.(session, agent) ?? attachTurnBudget(session, { agent, tts: opts.tts, logger: opts.turnLog ?? false });
     const earlyAck = opts.earlyAck ? attachEarlyAck(session, { agent, output: ackOutput, ...opts.earlyAck }) : undefined;
     await session.start({ agent });
     return new SpokenSession({ session, microphone, recording, budget, agent, earlyAck, replyTimeoutMs: opts.replyTimeoutMs ?? 10_000 });
@@ -128,7 +130,8 @@ export class SpokenSession {
       const starts = segments.filter((s) => s.startedAt !== undefined);
       const heard = starts.filter((s) => s.startedAt! >= endOfSpeechAt - 1);
       const content = heard.find((s) => !isAck(s));
-      const report = reports.at(-1);
+      // A reply to the previous utterance may still have been reported during this one.
+      const report = reports.filter((r) => r.at >= spoken.startedAt).at(-1);
       const reply = report?.generationId;
       const cpu = process.cpuUsage(cpuBefore);
       return {
@@ -151,14 +154,19 @@ export class SpokenSession {
     }
   }
 
-  /** Until a turn answered after the end of speech was reported and its audio finished playing. */
+  /**
+   * Until a turn answered after the end of speech was reported (the budget reports a turn once
+   * its reply has played out). Gives up when no reply has begun `replyTimeoutMs` after the end
+   * of speech; a reply that has begun is waited for (up to two minutes).
+   */
   async #waitForReply(reports: TurnReport[], endOfSpeechAt: number, cutReplyAfterMs?: number): Promise<void> {
-    const deadline = endOfSpeechAt + this.#replyTimeoutMs;
+    let deadline = endOfSpeechAt + this.#replyTimeoutMs;
     let speakingSince: number | undefined;
     while (performance.now() < deadline) {
       const done = reports.some((r) => r.at + (r.stamps.playbackStarted ?? Number.NEGATIVE_INFINITY) >= endOfSpeechAt - 1);
       if (done && this.session.agentState !== 'speaking') return;
       const speaking = this.session.agentState === 'speaking' && performance.now() >= endOfSpeechAt;
+      if (speaking && speakingSince === undefined) deadline = Math.max(deadline, performance.now() + 120_000);
       speakingSince = speaking ? (speakingSince ?? performance.now()) : undefined;
       if (cutReplyAfterMs !== undefined && speakingSince !== undefined && performance.now() - speakingSince >= cutReplyAfterMs) {
         await this.session.interrupt().await;
