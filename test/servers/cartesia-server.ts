@@ -42,6 +42,8 @@ export interface CartesiaServer {
   httpRequests: ReceivedHttpRequest[];
   /** WebSocket connections accepted so far. */
   connectionsOpened: number;
+  /** Every WebSocket connection accepted, with the API key it presented (to count per client). */
+  connectionKeys: Array<{ connectionId: number; key: string }>;
   openConnections(): number;
   /** Contexts (and `/tts/bytes` requests) counting toward concurrency right now, over all keys. */
   activeContexts(): number;
@@ -88,6 +90,7 @@ export async function startCartesiaServer(
   const random = seededRandom(current.seed);
   const received: ReceivedMessage[] = [];
   const httpRequests: ReceivedHttpRequest[] = [];
+  const connectionKeys: Array<{ connectionId: number; key: string }> = [];
   const connections = new Set<CartesiaConnection>();
   const connectionsPerKey = new KeyCounter();
   const contextsPerKey = new KeyCounter();
@@ -125,9 +128,10 @@ export async function startCartesiaServer(
     });
     wss.handleUpgrade(req, socket, head, (ws) => {
       accepted = true;
+      connectionKeys.push({ connectionId: ++connectionsOpened, key: admission.key });
       const connection = new CartesiaConnection(
         ws,
-        { id: ++connectionsOpened, key: admission.key, features: admission.features, requestId },
+        { id: connectionsOpened, key: admission.key, features: admission.features, requestId },
         {
           options: () => current,
           random,
@@ -190,6 +194,7 @@ export async function startCartesiaServer(
     port,
     received,
     httpRequests,
+    connectionKeys,
     get connectionsOpened() {
       return connectionsOpened;
     },
