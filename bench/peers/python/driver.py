@@ -37,7 +37,7 @@ _PROTOCOL_OUT = sys.stdout
 sys.stdout = sys.stderr
 
 from audio_tags import frame_tags  # noqa: E402
-from peers import PEERS, Peer  # noqa: E402
+import peers  # noqa: E402
 
 PACKAGES = ("livekit-agents", "livekit-plugins-cartesia", "livekit-plugins-resemble", "pipecat-ai")
 
@@ -92,8 +92,8 @@ class Turn:
 
 class Driver:
     def __init__(self, peer_name: str) -> None:
-        self.peer_name = peer_name
-        self.sessions: dict[str, Peer] = {}
+        self.make_peer = peers.load(peer_name)
+        self.sessions: dict[str, peers.Peer] = {}
         self.locks: dict[str, asyncio.Lock] = {}
         self.last_turn: dict[str, Turn] = {}
 
@@ -111,12 +111,14 @@ class Driver:
         session = command.get("session")
         try:
             if op == "open":
-                peer = PEERS[self.peer_name](command)
+                peer = self.make_peer(command)
                 self.sessions[session] = peer
                 await peer.open()
                 send({"ev": "opened", "session": session})
             elif op == "turn":
-                peer = self.sessions[session]
+                peer = self.sessions.get(session)
+                if peer is None:
+                    raise LookupError(f"no open session {session!r}")
                 turn = Turn(int(command.get("bargeInAfterFrames") or 0))
                 timeout = float(command.get("timeoutMs", 60000)) / 1000.0
                 await asyncio.wait_for(peer.speak(turn, command["tokens"], command["at"]), timeout)
@@ -147,10 +149,15 @@ class Driver:
 
 
 async def main(peer_name: str) -> None:
-    if peer_name not in PEERS:
-        send({"ev": "fatal", "message": f"unknown peer {peer_name!r} (known: {', '.join(PEERS)})"})
+    if peer_name not in peers.NAMES:
+        send({"ev": "fatal", "message": f"unknown peer {peer_name!r} (known: {', '.join(peers.NAMES)})"})
         return
-    driver = Driver(peer_name)
+    try:
+        driver = Driver(peer_name)
+    except Exception as error:  # e.g. the framework does not import: say why, once
+        traceback.print_exc(file=sys.stderr)
+        send({"ev": "fatal", "message": f"cannot load {peer_name}: {type(error).__name__}: {error}"})
+        return
     versions = {}
     for package in PACKAGES:
         try:

@@ -17,6 +17,8 @@ import json
 
 import aiohttp
 from livekit.agents import tts as lk_tts
+from livekit.plugins import cartesia, resemble
+from livekit.plugins.resemble import tts as resemble_tts
 
 
 class LiveKitPeer:
@@ -69,8 +71,6 @@ class LiveKitPeer:
 
 class LiveKitCartesiaPeer(LiveKitPeer):
     def build(self, http: aiohttp.ClientSession) -> lk_tts.TTS:
-        from livekit.plugins import cartesia
-
         c = self.command
         return cartesia.TTS(
             api_key=c["apiKey"],
@@ -83,9 +83,6 @@ class LiveKitCartesiaPeer(LiveKitPeer):
 
 class LiveKitResemblePeer(LiveKitPeer):
     def build(self, http: aiohttp.ClientSession) -> lk_tts.TTS:
-        from livekit.plugins import resemble
-        from livekit.plugins.resemble import tts as resemble_tts
-
         c = self.command
         # Read at connect time (TTS._connect_ws), so this redirects the plugin's own connect.
         resemble_tts.RESEMBLE_WEBSOCKET_URL = c["url"].rstrip("/") + "/stream"

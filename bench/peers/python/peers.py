@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Protocol
+import importlib
+from typing import Callable, Protocol
 
 
 class Peer(Protocol):
@@ -11,28 +12,17 @@ class Peer(Protocol):
     async def close(self) -> None: ...
 
 
-def _livekit(name: str):
-    def make(command: dict) -> Peer:
-        import livekit_peers
-
-        return getattr(livekit_peers, name)(command)
-
-    return make
-
-
-def _pipecat(name: str):
-    def make(command: dict) -> Peer:
-        import pipecat_peers
-
-        return getattr(pipecat_peers, name)(command)
-
-    return make
-
-
-# Imported on first use: a process drives one peer and loads only its framework.
-PEERS = {
-    "livekit-python-cartesia": _livekit("LiveKitCartesiaPeer"),
-    "livekit-python-resemble": _livekit("LiveKitResemblePeer"),
-    "pipecat-cartesia": _pipecat("PipecatCartesiaPeer"),
-    "pipecat-resemble": _pipecat("PipecatResemblePeer"),
+# module, class: a process drives one peer and loads only its framework.
+_PEERS = {
+    "livekit-python-cartesia": ("livekit_peers", "LiveKitCartesiaPeer"),
+    "livekit-python-resemble": ("livekit_peers", "LiveKitResemblePeer"),
+    "pipecat-cartesia": ("pipecat_peers", "PipecatCartesiaPeer"),
+    "pipecat-resemble": ("pipecat_peers", "PipecatResemblePeer"),
 }
+NAMES = tuple(_PEERS)
+
+
+def load(name: str) -> Callable[[dict], Peer]:
+    """Imports the peer's framework (seconds: done before the driver says it is ready)."""
+    module, cls = _PEERS[name]
+    return getattr(importlib.import_module(module), cls)

@@ -24,6 +24,8 @@ from pipecat.frames.frames import (
 from pipecat.pipeline.pipeline import Pipeline
 from pipecat.pipeline.worker import PipelineParams, PipelineWorker
 from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
+from pipecat.services.cartesia.tts import CartesiaTTSService
+from pipecat.services.resembleai.tts import ResembleAITTSService
 from pipecat.transcriptions.language import Language
 from pipecat.workers.runner import WorkerRunner
 
@@ -120,8 +122,6 @@ def _language(code: str) -> Language:
 
 class PipecatCartesiaPeer(PipecatPeer):
     def build(self):
-        from pipecat.services.cartesia.tts import CartesiaTTSService
-
         c = self.command
         return CartesiaTTSService(
             api_key=c["apiKey"],
@@ -133,8 +133,6 @@ class PipecatCartesiaPeer(PipecatPeer):
 
 class PipecatResemblePeer(PipecatPeer):
     def build(self):
-        from pipecat.services.resembleai.tts import ResembleAITTSService
-
         c = self.command
         return ResembleAITTSService(
             api_key=c["apiKey"],
