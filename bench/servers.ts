@@ -20,6 +20,8 @@ export class RemoteServers {
 
   static async start(servers: Record<string, ServerSpec>): Promise<RemoteServers> {
     const child = fork(SERVER_SCRIPT, [], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    // Every lane's in-flight request listens for the child's exit: dozens at once, not a leak.
+    child.setMaxListeners(0);
     const started = await request(child, { type: 'start', servers }, (m) => m.type === 'started');
     if (started.type !== 'started') throw new Error('server process did not start');
     return new RemoteServers(child, started.urls);

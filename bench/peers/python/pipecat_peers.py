@@ -44,13 +44,21 @@ class Output(FrameProcessor):
         self.turn = None
         self.started = asyncio.Event()
         self.reply_ended = asyncio.Event()
+        # Set when the barge-in's InterruptionFrame has reached the output: a transport drops the
+        # audio it holds then, so only audio arriving after it is heard.
+        self.interruption_passed = False
 
     async def process_frame(self, frame: Frame, direction: FrameDirection) -> None:
         await super().process_frame(frame, direction)
         if isinstance(frame, StartFrame):
             self.started.set()
+        elif isinstance(frame, InterruptionFrame):
+            self.interruption_passed = True
         elif isinstance(frame, TTSAudioRawFrame) and self.turn is not None:
-            self.turn.frame(frame.audio, frame.sample_rate, len(frame.audio) // (2 * frame.num_channels))
+            if self.turn.barged_in.is_set() and not self.interruption_passed:
+                pass  # arrived before the interruption reached the output: flushed, never heard
+            else:
+                self.turn.frame(frame.audio, frame.sample_rate, len(frame.audio) // (2 * frame.num_channels))
         elif isinstance(frame, LLMFullResponseEndFrame):
             self.reply_ended.set()
         await self.push_frame(frame, direction)
@@ -85,6 +93,7 @@ class PipecatPeer:
     async def speak(self, turn, tokens: list[str], at: list[float]) -> None:
         assert self.worker is not None
         self.output.reply_ended.clear()
+        self.output.interruption_passed = False
         self.output.turn = turn
 
         async def push(token: str) -> None:
