@@ -184,7 +184,9 @@ async function runLane(
         jitter: 0,
         seed: config.seed,
       });
-      await Promise.all([...strategies.values()].map((s) => s.speak(warmTrace, performance.now())));
+      // One strategy at a time, as one call speaks: seven warming up at once in every lane would
+      // seed the adaptive estimates with a load no measured turn sees.
+      for (const strategy of strategies.values()) await strategy.speak(warmTrace, performance.now());
     }
     // No measured turn while another call is still opening sockets and compiling code paths.
     arrived = true;
