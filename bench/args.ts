@@ -1,6 +1,7 @@
 /** Command line of `npm run bench`: every flag validated, one clear error for the first bad one. */
 import { ArgsError, readFlags } from './flags.js';
 import { SCENARIOS } from './scenarios.js';
+import { PROVIDERS, type Provider } from './peers/catalog.js';
 import { DEFAULT_STRATEGIES, STRATEGY_NAMES, type StrategyName } from './strategies.js';
 
 export interface BenchArgs {
@@ -18,6 +19,11 @@ export interface BenchArgs {
   llmJitter: number;
   gapToleranceMs: number;
   strategies: StrategyName[];
+  providers: Provider[];
+  /** Run the Python peers of --strategies (false: --no-python-peers). */
+  pythonPeers: boolean;
+  /** Barge-ins per strategy x scenario x rate for the stale-audio figure (0: none). */
+  bargeInReps: number;
   scenarios: string[];
   loadStreams: number;
   loadRealTimeFactor: number;
@@ -41,6 +47,9 @@ export const DEFAULT_ARGS: BenchArgs = {
   llmJitter: 0,
   gapToleranceMs: 1,
   strategies: [...DEFAULT_STRATEGIES],
+  providers: [...PROVIDERS],
+  pythonPeers: true,
+  bargeInReps: 2,
   scenarios: SCENARIOS.map((s) => s.name),
   loadStreams: 100,
   loadRealTimeFactor: 0.2,
@@ -51,9 +60,11 @@ export const DEFAULT_ARGS: BenchArgs = {
 
 export const HELP = `npm run bench -- [options]
 
-Side-by-side time to first audio of five strategies against the local Cartesia-protocol server
-(real WebSockets on 127.0.0.1, server in a child process), then a load test of concurrent
-firstword streams. Prints a table, writes a PNG chart (and optionally JSON).
+Side-by-side time to first audio of firstword's strategies and its peers (the official JS Cartesia
+plugin; LiveKit's Python Cartesia and Resemble plugins and Pipecat's services, in a venv the bench
+builds: bench/peers/README.md) against local Cartesia- and Resemble-protocol servers (real
+WebSockets on 127.0.0.1, servers in a child process), stale audio after barge-ins, then a load test
+of concurrent firstword streams. Prints a table, writes a PNG chart (and optionally JSON).
 
 Workload
   --reps N                 repetitions of every scenario x strategy x rate   (default ${DEFAULT_ARGS.reps})
@@ -68,6 +79,9 @@ Workload
   --gap-tolerance-ms MS    playout gaps up to this are not underruns          (default ${DEFAULT_ARGS.gapToleranceMs})
   --strategies LIST        any of: ${STRATEGY_NAMES.join(', ')}
                            (default: all but the experiment firstword-min3)
+  --providers LIST         cartesia, resemble: each speaks the strategies that speak it (default both)
+  --no-python-peers        leave out the Python peers (no venv needed)
+  --barge-in-reps N        barge-ins per strategy x scenario x rate, for stale audio (default ${DEFAULT_ARGS.bargeInReps}; 0 = none)
   --scenarios LIST         subset of scenario names (or ko / en)
   --seed N                 seed of the token splitter and LLM jitter          (default ${DEFAULT_ARGS.seed})
 
@@ -140,6 +154,15 @@ export function parseArgs(argv: readonly string[]): BenchArgs | 'help' {
         break;
       case '--strategies':
         args.strategies = pickList(read.value(), STRATEGY_NAMES, read.flag);
+        break;
+      case '--providers':
+        args.providers = pickList(read.value(), PROVIDERS, read.flag);
+        break;
+      case '--no-python-peers':
+        args.pythonPeers = false;
+        break;
+      case '--barge-in-reps':
+        args.bargeInReps = read.num(0, 100, true);
         break;
       case '--scenarios':
         args.scenarios = read.scenarios(scenarioNames);

@@ -16,7 +16,12 @@ const COLORS: Record<StrategyName, string> = {
   firstword: '#e53935',
   'firstword-adaptive': '#fb8c00',
   'firstword-min3': '#00897b',
+  'livekit-python-cartesia': '#3949ab',
+  'livekit-python-resemble': '#5e35b1',
+  'pipecat-cartesia': '#43a047',
+  'pipecat-resemble': '#7cb342',
 };
+const LEGEND_PER_LINE = 6;
 
 const WIDTH = 1600;
 const PANEL_HEIGHT = 340;
@@ -78,14 +83,15 @@ function ttfaPanel(rows: Row[], strategies: readonly StrategyName[], top: number
 }
 
 function underrunPanel(rows: Row[], strategies: readonly StrategyName[], top: number): string {
-  const groups = [...new Set(rows.map((r) => `${r.language} @ ${r.tokensPerSecond} tok/s`))];
+  const group = (r: Row) => `${r.provider} ${r.language} @ ${r.tokensPerSecond} tok/s`;
+  const groups = [...new Set(rows.map(group))];
   const parts: string[] = [];
   const x0 = MARGIN.left;
   const plotW = WIDTH - MARGIN.left - MARGIN.right;
   const plotH = PANEL_HEIGHT - MARGIN.top - MARGIN.bottom;
   const y0 = top + MARGIN.top + plotH;
   const values = groups.map((g) => {
-    const mine = rows.filter((r) => `${r.language} @ ${r.tokensPerSecond} tok/s` === g);
+    const mine = rows.filter((r) => group(r) === g);
     return strategies.map((s) => {
       const cells = mine.map((r) => r.cells[s]).filter((c) => c !== undefined);
       return cells.length ? cells.reduce((n, c) => n + c.underrunMs, 0) / cells.length : 0;
@@ -115,22 +121,26 @@ function underrunPanel(rows: Row[], strategies: readonly StrategyName[], top: nu
 }
 
 export function renderChart(rows: Row[], strategies: readonly StrategyName[], subtitle: string): Buffer {
-  const rates = [...new Set(rows.map((r) => r.tokensPerSecond))];
-  const legendH = 50;
-  const height = legendH + PANEL_HEIGHT * (rates.length + 1);
+  const panels = [...new Set(rows.map((r) => `${r.provider}@${r.tokensPerSecond}`))];
+  const legendH = 30 + 20 * Math.ceil(strategies.length / LEGEND_PER_LINE);
+  const height = legendH + PANEL_HEIGHT * (panels.length + 1);
   const parts: string[] = [`<rect width="${WIDTH}" height="${height}" fill="#ffffff"/>`];
   parts.push(text(MARGIN.left, 24, `firstword benchmark: ${subtitle}`, { size: 14 }));
   strategies.forEach((s, i) => {
-    const x = MARGIN.left + i * 230;
-    parts.push(`<rect x="${x}" y="34" width="14" height="14" fill="${COLORS[s]}"/>`);
-    parts.push(text(x + 20, 46, s, { size: 13 }));
+    const x = MARGIN.left + (i % LEGEND_PER_LINE) * 230;
+    const y = 34 + 20 * Math.floor(i / LEGEND_PER_LINE);
+    parts.push(`<rect x="${x}" y="${y}" width="14" height="14" fill="${COLORS[s]}"/>`);
+    parts.push(text(x + 20, y + 12, s, { size: 13 }));
   });
-  parts.push(text(MARGIN.left + strategies.length * 230, 46, 'bar p50, whisker p90, black line = floor', { size: 12 }));
-  rates.forEach((tps, i) => {
-    const mine = rows.filter((r) => r.tokensPerSecond === tps);
-    parts.push(ttfaPanel(mine, strategies, legendH + i * PANEL_HEIGHT, `Time to first audio, LLM ${tps} tokens/s (ms from the LLM request)`));
+  parts.push(text(WIDTH - MARGIN.right, 24, 'bar p50, whisker p90, black line = floor', { size: 12, anchor: 'end' }));
+  panels.forEach((panel, i) => {
+    const mine = rows.filter((r) => `${r.provider}@${r.tokensPerSecond}` === panel);
+    const [provider, tps] = panel.split('@');
+    const title = `Time to first audio, ${provider}, LLM ${tps} tokens/s (ms from the LLM request)`;
+    const present = strategies.filter((s) => mine.some((r) => r.cells[s]));
+    parts.push(ttfaPanel(mine, present, legendH + i * PANEL_HEIGHT, title));
   });
-  parts.push(underrunPanel(rows, strategies, legendH + rates.length * PANEL_HEIGHT));
+  parts.push(underrunPanel(rows, strategies, legendH + panels.length * PANEL_HEIGHT));
   const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${WIDTH}" height="${height}" viewBox="0 0 ${WIDTH} ${height}">\n${parts.join('\n')}\n</svg>`;
   const resvg = new Resvg(svg, { font: { fontFiles: fontFiles(), loadSystemFonts: false, defaultFontFamily: 'DejaVu Sans' } });
   return resvg.render().asPng();

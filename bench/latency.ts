@@ -7,13 +7,17 @@
  */
 import { type Floor, floorOf } from './floor.js';
 import { type Trace, makeTrace, seededRandom } from './llm.js';
+import { type Provider, SAMPLE_RATES } from './peers/catalog.js';
+import { clientKey, serverName } from './peers/providers.js';
 import { simulatePlayout } from './playout.js';
 import type { Language, Scenario } from './scenarios.js';
 import type { RemoteServers } from './servers.js';
-import { type Strategy, type StrategyName, type TurnOutcome, createStrategy } from './strategies.js';
+import { type Strategy, type StrategyName, type TurnOutcome, createStrategy, providersOf } from './strategies.js';
 
 export interface LatencyConfig {
   scenarios: readonly Scenario[];
+  /** Each provider speaks every strategy of the list that speaks it (strategies.ts providersOf). */
+  providers: readonly Provider[];
   strategies: readonly StrategyName[];
   tokensPerSecond: readonly number[];
   reps: number;
@@ -26,7 +30,6 @@ export interface LatencyConfig {
   firstByteMs: number;
   llmJitter: number;
   gapToleranceMs: number;
-  sampleRate: number;
   turnTimeoutMs: number;
   seed: number;
 }
@@ -35,6 +38,7 @@ export interface TurnRecord {
   /** The call (lane) that spoke the turn, and when the turn started (ms since the run began). */
   lane: number;
   startedMs: number;
+  provider: Provider;
   scenario: string;
   language: Language;
   tokensPerSecond: number;
@@ -46,6 +50,8 @@ export interface TurnRecord {
   underruns: number;
   underrunMs: number;
   chunks: number;
+  /** Sockets the provider server saw this client open since its previous turn (count at the server). */
+  socketsOpened: number;
   audioMs: number;
   llmEndMs: number;
   /** Where each underrun fell (audio ms played before it) and its length. */
@@ -82,10 +88,12 @@ export async function runLatency(
   servers: RemoteServers,
   onTurn: (done: number, total: number) => void,
 ): Promise<TurnRecord[]> {
-  const groups: Array<{ language: Language; tps: number; jobs: Job[] }> = [];
-  for (const language of ['ko', 'en'] as const) {
+  const groups: Array<{ provider: Provider; language: Language; tps: number; strategies: StrategyName[]; jobs: Job[] }> = [];
+  const providerLanguages = config.providers.flatMap((provider) => (['ko', 'en'] as const).map((language) => ({ provider, language })));
+  for (const { provider, language } of providerLanguages) {
     const scenarios = config.scenarios.filter((s) => s.language === language);
-    if (scenarios.length === 0) continue;
+    const strategies = config.strategies.filter((name) => providersOf(name).includes(provider));
+    if (scenarios.length === 0 || strategies.length === 0) continue;
     for (const tps of config.tokensPerSecond) {
       const jobs: Job[] = [];
       for (let rep = 0; rep < config.reps; rep++) {
@@ -98,12 +106,12 @@ export async function runLatency(
             seed: config.seed + index * 7919 + (config.llmJitter > 0 ? rep * 104_729 : 0),
           });
           const floor = floorOf(trace, config.firstByteMs);
-          for (const strategy of config.strategies) {
+          for (const strategy of strategies) {
             jobs.push({ scenario, rep, strategy, trace, floor, estimatedMs: estimateMs(scenario, strategy, trace, config) });
           }
         }
       }
-      groups.push({ language, tps, jobs });
+      groups.push({ provider, language, tps, strategies, jobs });
     }
   }
   const total = groups.reduce((n, g) => n + g.jobs.length, 0);
@@ -117,13 +125,13 @@ export async function runLatency(
   const warm = warmUpBarrier(laneCounts.reduce((a, b) => a + b, 0));
   groups.forEach((group, g) => {
     const count = laneCounts[g]!;
-    const random = seededRandom(config.seed + group.tps + (group.language === 'ko' ? 1 : 2));
+    const random = seededRandom(config.seed + group.tps + (group.language === 'ko' ? 1 : 2) + (group.provider === 'resemble' ? 10 : 0));
     for (const jobs of shareOut(group.jobs, count)) {
       // Mixed order within a call: the adaptive strategy learns from varied replies, not a sorted run.
       shuffle(jobs, random);
       const lane = lanes.length;
       lanes.push(
-        runLane(group.language, group.tps, jobs, config, servers, config.seed * 1009 + lane, warm, (record) => {
+        runLane(group, lane, jobs, config, servers, config.seed * 1009 + lane, warm, (record) => {
           records.push({ ...record, lane, startedMs: Math.round(record.startedMs - runStart) });
           onTurn(++done, total);
         }),
@@ -146,8 +154,8 @@ function shareOut(jobs: readonly Job[], lanes: number): Job[][] {
 }
 
 async function runLane(
-  language: Language,
-  tps: number,
+  group: { provider: Provider; language: Language; tps: number; strategies: readonly StrategyName[] },
+  lane: number,
   jobs: Job[],
   config: LatencyConfig,
   servers: RemoteServers,
@@ -155,11 +163,14 @@ async function runLane(
   warm: WarmUpBarrier,
   record: (r: Omit<TurnRecord, 'lane'>) => void,
 ): Promise<void> {
-  const baseURL = servers.urls[language];
-  if (!baseURL) throw new Error(`no server for ${language}`);
+  const { provider, language, tps } = group;
+  const baseURL = servers.urls[serverName(provider, language)];
+  if (!baseURL) throw new Error(`no ${provider} server for ${language}`);
   const strategies = new Map<StrategyName, Strategy>();
-  for (const name of config.strategies) {
-    strategies.set(name, createStrategy(name, { language, baseURL, sampleRate: config.sampleRate, turnTimeoutMs: config.turnTimeoutMs }));
+  const sampleRate = SAMPLE_RATES[provider];
+  for (const name of group.strategies) {
+    const setup = { provider, language, baseURL, apiKey: clientKey(name, lane), sampleRate, turnTimeoutMs: config.turnTimeoutMs };
+    strategies.set(name, createStrategy(name, setup));
   }
   let arrived = false;
   try {
@@ -173,11 +184,15 @@ async function runLane(
         jitter: 0,
         seed: config.seed,
       });
-      await Promise.all([...strategies.values()].map((s) => s.speak(warmTrace, performance.now())));
+      // One strategy at a time, as one call speaks: seven warming up at once in every lane would
+      // seed the adaptive estimates with a load no measured turn sees.
+      for (const strategy of strategies.values()) await strategy.speak(warmTrace, performance.now());
     }
     // No measured turn while another call is still opening sockets and compiling code paths.
     arrived = true;
     await warm.arrive();
+    // Sockets and requests are counted from here: the warm-up's are not the turns'.
+    await servers.usage(group.strategies.map((name) => clientKey(name, lane)));
     const pause = seededRandom(laneSeed);
     for (const job of jobs) {
       const strategy = strategies.get(job.strategy)!;
@@ -187,11 +202,13 @@ async function runLane(
       await new Promise((resolve) => setTimeout(resolve, TURN_PAUSE_MIN_MS + pause() * TURN_PAUSE_SPREAD_MS));
       const startedMs = performance.now();
       const outcome = await strategy.speak(job.trace, startedMs);
-      const counts = await servers.chunkCounts(outcome.contextIds);
+      const key = clientKey(job.strategy, lane);
+      const usage = (await servers.usage([key]))[key]!;
       const audible = outcome.frames.filter((f) => f.ms > 0.1);
       const playout = simulatePlayout(audible, config.gapToleranceMs);
       record({
         startedMs,
+        provider,
         scenario: job.scenario.name,
         language,
         tokensPerSecond: tps,
@@ -202,7 +219,8 @@ async function runLane(
         certainMs: job.floor.certainMs,
         underruns: playout.underruns,
         underrunMs: playout.underrunMs,
-        chunks: Object.values(counts).reduce((a, b) => a + b, 0),
+        chunks: usage.requests,
+        socketsOpened: usage.socketsOpened,
         audioMs: playout.audioMs,
         llmEndMs: job.trace.endMs,
         gaps: playout.gaps.map((g) => ({ afterAudioMs: Math.round(g.afterAudioMs), ms: Math.round(g.ms) })),

@@ -1,7 +1,8 @@
 /**
- * `npm run bench`: time to first audio of naive / sentence / livekit-cartesia / firstword /
- * firstword-adaptive on identical simulated LLM traces against the local Cartesia-protocol server
- * (real WebSockets on loopback), then CPU and memory of concurrent firstword streams.
+ * `npm run bench`: time to first audio of naive / sentence / firstword / firstword-adaptive and
+ * the peers (livekit-cartesia, and the Python ones of bench/peers) on identical simulated LLM
+ * traces against local Cartesia- and Resemble-protocol servers (real WebSockets on loopback),
+ * stale audio after barge-ins, then CPU and memory of concurrent firstword streams.
  * See bench/args.ts (or --help) for the knobs.
  */
 import { initializeLogger } from '@livekit/agents';
@@ -14,6 +15,10 @@ import { renderChart } from './chart.js';
 import { runLatency, type TurnRecord } from './latency.js';
 import { charsPerToken, makeTrace } from './llm.js';
 import { type LoadResult, runLoadInChild } from './load.js';
+import { type BargeInRecord, attachBargeIns, runBargeIns } from './peers/barge-in.js';
+import { usableStrategies } from './peers/availability.js';
+import { providerServers } from './peers/providers.js';
+import { stopPythonDrivers } from './peers/python-strategy.js';
 import { checkTargets, printLoad, printTable, summarize, toJson } from './report.js';
 import { SCENARIOS } from './scenarios.js';
 import { RemoteServers } from './servers.js';
@@ -68,23 +73,28 @@ async function main(): Promise<number> {
   const subtitle = describeRun(args);
   log(`firstword bench — ${subtitle}`);
   log(`machine: ${cpus().length} cores, load average ${loadavg().map((v) => v.toFixed(1)).join(' ')} (other processes share these cores)`);
-  for (const name of args.strategies) log(`  ${name.padEnd(19)} ${STRATEGY_NOTES[name]}`);
+  for (const name of args.strategies) log(`  ${name.padEnd(23)} ${STRATEGY_NOTES[name]}`);
 
   let turns: TurnRecord[] = [];
+  let bargeIns: BargeInRecord[] = [];
+  let strategies = args.strategies;
+  let peersNotRun: string[] = [];
   let load: LoadResult | undefined;
   const loopDelay = monitorEventLoopDelay({ resolution: 5 });
   let benchCpuShare = 0;
   if (!args.skipLatency) {
-    const servers = await RemoteServers.start(serverOptions(args, args.realTimeFactor));
-    loopDelay.enable();
-    const cpu = process.cpuUsage();
-    const wall = performance.now();
+    const servers = await RemoteServers.start(providerServers(serverOptions(args, args.realTimeFactor)));
     try {
+      ({ strategies, notRun: peersNotRun } = await usableStrategies(args.strategies, args, servers, log));
+      loopDelay.enable();
+      const cpu = process.cpuUsage();
+      const wall = performance.now();
       let lastShown = 0;
       turns = await runLatency(
         {
           scenarios: SCENARIOS.filter((s) => args.scenarios.includes(s.name)),
-          strategies: args.strategies,
+          providers: args.providers,
+          strategies,
           tokensPerSecond: args.tokensPerSecond,
           reps: args.reps,
           lanes: args.lanes,
@@ -94,7 +104,6 @@ async function main(): Promise<number> {
           firstByteMs: args.firstByteMs,
           llmJitter: args.llmJitter,
           gapToleranceMs: args.gapToleranceMs,
-          sampleRate: 24_000,
           turnTimeoutMs: 60_000,
           seed: args.seed,
         },
@@ -107,10 +116,30 @@ async function main(): Promise<number> {
           }
         },
       );
-    } finally {
       loopDelay.disable();
       const used = process.cpuUsage(cpu);
       benchCpuShare = (used.user + used.system) / 1000 / (performance.now() - wall);
+      if (args.bargeInReps > 0) {
+        bargeIns = await runBargeIns(
+          {
+            scenarios: SCENARIOS.filter((s) => args.scenarios.includes(s.name)),
+            providers: args.providers,
+            strategies,
+            tokensPerSecond: args.tokensPerSecond,
+            reps: args.bargeInReps,
+            firstTokenMs: args.firstTokenMs,
+            turnTimeoutMs: 60_000,
+            seed: args.seed,
+          },
+          servers,
+          (done, total) => {
+            if (done === total || done % 50 === 0) process.stderr.write(`  barge-ins: ${done}/${total}\n`);
+          },
+        );
+      }
+    } finally {
+      loopDelay.disable();
+      await stopPythonDrivers();
       await servers.stop();
     }
   }
@@ -136,9 +165,10 @@ async function main(): Promise<number> {
     }
   }
 
-  const rows = summarize(turns, args.strategies);
+  const rows = summarize(turns, strategies);
+  peersNotRun.push(...attachBargeIns(rows, bargeIns));
   if (rows.length) {
-    printTable(rows, args.strategies, log);
+    printTable(rows, strategies, log);
     const q = (p: number) => (loopDelay.percentile(p) / 1e6).toFixed(1);
     log(
       `  bench process during the latency runs: ${(100 * benchCpuShare).toFixed(0)}% of one core, event-loop delay ` +
@@ -151,10 +181,11 @@ async function main(): Promise<number> {
   for (const check of checkTargets(rows, load)) {
     log(`  ${check.pass === undefined ? '    ' : check.pass ? 'PASS' : 'MISS'}  ${check.target}: ${check.value}`);
   }
+  for (const line of peersNotRun) log(line);
   if (rows.length) {
     mkdirSync(args.outDir, { recursive: true });
     const png = join(args.outDir, 'bench.png');
-    writeFileSync(png, renderChart(rows, args.strategies, subtitle));
+    writeFileSync(png, renderChart(rows, strategies, subtitle));
     log(`chart: ${png}`);
   }
   if (args.json) {

@@ -1,6 +1,7 @@
 /** Turns turn records into the JSON summary, the printed table and the target checks. */
 import type { TurnRecord as LatencyTurn } from './latency.js';
 import type { LoadResult } from './load.js';
+import { PROVIDERS, type Provider } from './peers/catalog.js';
 import { mean, percentile } from './playout.js';
 import { SCENARIOS, type Language } from './scenarios.js';
 import type { StrategyName } from './strategies.js';
@@ -15,10 +16,20 @@ export interface StrategySummary {
   underrunMs: number;
   /** Requests (non-empty texts) sent to the provider per reply (mean). */
   chunks: number;
+  /** Sockets the server saw the client open per turn after warm-up (mean). */
+  socketsPerTurn: number;
+  /** Frames of an interrupted reply heard after the barge-in (mean per barge-in; bench/peers/barge-in.ts). */
+  staleFrames?: number;
+  staleMs?: number;
+  /** Sockets opened per barge-in pair (the interrupted reply and the next). */
+  socketsPerBargeIn?: number;
+  /** Time to first audio of the reply right after a barge-in (p50). */
+  ttfaAfterBargeInP50Ms?: number;
 }
 
 export interface ScenarioSummary {
   name: string;
+  provider: Provider;
   language: Language;
   strategies: Partial<Record<StrategyName, StrategySummary>>;
 }
@@ -40,6 +51,7 @@ export interface Cell extends StrategySummary {
 }
 
 export interface Row {
+  provider: Provider;
   scenario: string;
   language: Language;
   tokensPerSecond: number;
@@ -53,9 +65,9 @@ export function scenarioKey(name: string, tps: number): string {
 export function summarize(turns: readonly LatencyTurn[], strategies: readonly StrategyName[]): Row[] {
   const rows: Row[] = [];
   const rates = [...new Set(turns.map((t) => t.tokensPerSecond))].sort((a, b) => b - a);
-  for (const tps of rates) {
+  for (const { provider, tps } of PROVIDERS.flatMap((provider) => rates.map((tps) => ({ provider, tps })))) {
     for (const scenario of SCENARIOS) {
-      const mine = turns.filter((t) => t.scenario === scenario.name && t.tokensPerSecond === tps);
+      const mine = turns.filter((t) => t.provider === provider && t.scenario === scenario.name && t.tokensPerSecond === tps);
       if (mine.length === 0) continue;
       const cells: Row['cells'] = {};
       for (const strategy of strategies) {
@@ -73,6 +85,7 @@ export function summarize(turns: readonly LatencyTurn[], strategies: readonly St
           underruns: mean(runs.map((t) => t.underruns)),
           underrunMs: mean(runs.map((t) => t.underrunMs)),
           chunks: mean(runs.map((t) => t.chunks)),
+          socketsPerTurn: mean(runs.map((t) => t.socketsOpened)),
           certainMs,
           p50OverCertainMs: percentile(ttfa, 50) - certainMs,
           p90OverFloorMs: p90 - floorMs,
@@ -82,7 +95,7 @@ export function summarize(turns: readonly LatencyTurn[], strategies: readonly St
           ...(targets.length ? { targetP50: percentile(targets, 50) } : {}),
         };
       }
-      rows.push({ scenario: scenario.name, language: scenario.language, tokensPerSecond: tps, cells });
+      rows.push({ provider, scenario: scenario.name, language: scenario.language, tokensPerSecond: tps, cells });
     }
   }
   return rows;
@@ -93,6 +106,7 @@ export function toJson(rows: readonly Row[], load: LoadResult | undefined, loadC
   return {
     scenarios: rows.map((row) => ({
       name: scenarioKey(row.scenario, row.tokensPerSecond),
+      provider: row.provider,
       language: row.language,
       strategies: Object.fromEntries(
         Object.entries(row.cells).map(([name, c]) => [
@@ -104,6 +118,15 @@ export function toJson(rows: readonly Row[], load: LoadResult | undefined, loadC
             underruns: round(c.underruns),
             underrunMs: round(c.underrunMs),
             chunks: round(c.chunks),
+            socketsPerTurn: round(c.socketsPerTurn),
+            ...(c.staleFrames === undefined
+              ? {}
+              : {
+                  staleFrames: round(c.staleFrames),
+                  staleMs: round(c.staleMs ?? 0),
+                  socketsPerBargeIn: round(c.socketsPerBargeIn ?? 0),
+                  ttfaAfterBargeInP50Ms: round(c.ttfaAfterBargeInP50Ms ?? Number.NaN),
+                }),
           },
         ]),
       ),
@@ -115,8 +138,13 @@ export function toJson(rows: readonly Row[], load: LoadResult | undefined, loadC
 }
 
 /** Mean over a language's scenarios of each strategy's p50 (the "typical reply" figure). */
-export function languageMeans(rows: readonly Row[], language: Language, tps: number): Partial<Record<StrategyName, number>> {
-  const mine = rows.filter((r) => r.language === language && r.tokensPerSecond === tps);
+export function languageMeans(
+  rows: readonly Row[],
+  language: Language,
+  tps: number,
+  provider: Provider = 'cartesia',
+): Partial<Record<StrategyName, number>> {
+  const mine = rows.filter((r) => r.provider === provider && r.language === language && r.tokensPerSecond === tps);
   const out: Partial<Record<StrategyName, number>> = {};
   const names = new Set(mine.flatMap((r) => Object.keys(r.cells) as StrategyName[]));
   for (const name of names) out[name] = mean(mine.map((r) => r.cells[name]?.ttfaP50Ms ?? Number.NaN));
@@ -126,30 +154,39 @@ export function languageMeans(rows: readonly Row[], language: Language, tps: num
 const pad = (v: string | number, n: number) => String(v).padStart(n);
 const ms = (v: number | undefined) => (v === undefined || Number.isNaN(v) ? '-' : Math.round(v).toString());
 
-export function printTable(rows: readonly Row[], strategies: readonly StrategyName[], log: (line: string) => void): void {
-  const rates = [...new Set(rows.map((r) => r.tokensPerSecond))];
-  for (const tps of rates) {
+/** The peer each provider's ratios are taken against. */
+const REFERENCE: Record<Provider, StrategyName> = { cartesia: 'livekit-cartesia', resemble: 'livekit-python-resemble' };
+
+export function printTable(allRows: readonly Row[], strategies: readonly StrategyName[], log: (line: string) => void): void {
+  const rates = [...new Set(allRows.map((r) => r.tokensPerSecond))];
+  for (const { provider, tps } of PROVIDERS.flatMap((provider) => rates.map((tps) => ({ provider, tps })))) {
+    const rows = allRows.filter((r) => r.provider === provider);
+    if (!rows.some((r) => r.tokensPerSecond === tps)) continue;
     log('');
-    log(`LLM ${tps} tokens/s — time to first audio from the LLM request (ms); floor = first clause's text complete + first byte,`);
-    log(`cut = first clause certain (next token seen) + first byte; gaps = turns with an underrun / turns; chunks = requests per reply`);
+    log(`${provider}, LLM ${tps} tokens/s — time to first audio from the LLM request (ms); floor = first clause's text complete + first byte,`);
     log(
-      `${'scenario'.padEnd(18)} ${'strategy'.padEnd(19)}${pad('p50', 6)}${pad('p90', 6)}${pad('floor', 7)}${pad('cut', 6)}${pad('p90-floor', 10)}` +
-        `${pad('p50-cut', 8)}${pad('p90-cut', 8)}${pad('gaps', 7)}${pad('silent/turn', 12)}${pad('chunks', 7)}${pad('target', 7)}`,
+      `cut = first clause certain (next token seen) + first byte; gaps = turns with an underrun / turns; chunks = requests per reply; ` +
+        `sock = sockets opened per turn (at the server); stale = frames of an interrupted reply heard after a barge-in`,
+    );
+    log(
+      `${'scenario'.padEnd(18)} ${'strategy'.padEnd(23)}${pad('p50', 6)}${pad('p90', 6)}${pad('floor', 7)}${pad('cut', 6)}${pad('p90-floor', 10)}` +
+        `${pad('p50-cut', 8)}${pad('p90-cut', 8)}${pad('gaps', 7)}${pad('silent/turn', 12)}${pad('chunks', 7)}${pad('sock', 6)}${pad('stale', 6)}${pad('target', 7)}`,
     );
     for (const row of rows.filter((r) => r.tokensPerSecond === tps)) {
       for (const name of strategies) {
         const c = row.cells[name];
         if (!c) continue;
         log(
-          `${row.scenario.padEnd(18)} ${name.padEnd(19)}${pad(ms(c.ttfaP50Ms), 6)}${pad(ms(c.ttfaP90Ms), 6)}${pad(ms(c.floorMs), 7)}${pad(ms(c.certainMs), 6)}` +
+          `${row.scenario.padEnd(18)} ${name.padEnd(23)}${pad(ms(c.ttfaP50Ms), 6)}${pad(ms(c.ttfaP90Ms), 6)}${pad(ms(c.floorMs), 7)}${pad(ms(c.certainMs), 6)}` +
             `${pad(ms(c.p90OverFloorMs), 10)}${pad(ms(c.p50OverCertainMs), 8)}${pad(ms(c.p90OverCertainMs), 8)}${pad(`${c.underrunTotal}/${c.turns}`, 7)}` +
-            `${pad(ms(c.underrunMs), 12)}${pad(c.chunks.toFixed(1), 7)}${pad(c.targetP50 === undefined ? '' : String(c.targetP50), 7)}`,
+            `${pad(ms(c.underrunMs), 12)}${pad(c.chunks.toFixed(1), 7)}${pad(c.socketsPerTurn.toFixed(2), 6)}` +
+            `${pad(c.staleFrames === undefined ? '-' : c.staleFrames.toFixed(1), 6)}${pad(c.targetP50 === undefined ? '' : String(c.targetP50), 7)}`,
         );
       }
     }
     for (const language of ['ko', 'en'] as const) {
-      const means = languageMeans(rows, language, tps);
-      const lk = means['livekit-cartesia'];
+      const means = languageMeans(rows, language, tps, provider);
+      const lk = means[REFERENCE[provider]];
       const parts = strategies
         .filter((s) => means[s] !== undefined)
         .map((s) => `${s} ${ms(means[s])}${lk ? ` (x${(means[s]! / lk).toFixed(2)})` : ''}`);
@@ -167,7 +204,9 @@ export interface TargetCheck {
   pass: boolean | undefined;
 }
 
-export function checkTargets(rows: readonly Row[], load: LoadResult | undefined): TargetCheck[] {
+export function checkTargets(allRows: readonly Row[], load: LoadResult | undefined): TargetCheck[] {
+  // The issue's targets are against the official Cartesia plugin.
+  const rows = allRows.filter((r) => r.provider === 'cartesia');
   const checks: TargetCheck[] = [];
   const rates = [...new Set(rows.map((r) => r.tokensPerSecond))].sort((a, b) => b - a);
   const main = rates.includes(40) ? 40 : rates[0];

@@ -1,8 +1,9 @@
 /** Starts bench/server-process.ts as a child process and talks to it over IPC. */
 import { type ChildProcess, fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import type { CartesiaServerOptions } from '../test/servers/cartesia-server.js';
-import type { ServerReply, ServerRequest } from './server-process.js';
+import type { KeyUsage, ServerReply, ServerRequest, ServerSpec } from './server-process.js';
+
+export type { KeyUsage, ServerSpec } from './server-process.js';
 
 const SERVER_SCRIPT = fileURLToPath(new URL('./server-process.ts', import.meta.url));
 const REPLY_TIMEOUT_MS = 15_000;
@@ -17,18 +18,20 @@ export class RemoteServers {
     this.urls = urls;
   }
 
-  static async start(servers: Record<string, Partial<CartesiaServerOptions>>): Promise<RemoteServers> {
+  static async start(servers: Record<string, ServerSpec>): Promise<RemoteServers> {
     const child = fork(SERVER_SCRIPT, [], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    // Every lane's in-flight request listens for the child's exit: dozens at once, not a leak.
+    child.setMaxListeners(0);
     const started = await request(child, { type: 'start', servers }, (m) => m.type === 'started');
     if (started.type !== 'started') throw new Error('server process did not start');
     return new RemoteServers(child, started.urls);
   }
 
-  /** Non-blank transcripts the provider received for each context id (forgotten once asked). */
-  async chunkCounts(contextIds: string[]): Promise<Record<string, number>> {
+  /** What each key did since it was last asked (server-process.ts); asking starts a new window. */
+  async usage(keys: string[]): Promise<Record<string, KeyUsage>> {
     const id = this.#nextId++;
-    const answer = await request(this.#child, { type: 'chunks', id, contextIds }, (m) => m.type === 'chunks' && m.id === id);
-    return answer.type === 'chunks' ? answer.counts : {};
+    const answer = await request(this.#child, { type: 'usage', id, keys }, (m) => m.type === 'usage' && m.id === id);
+    return answer.type === 'usage' ? answer.usage : {};
   }
 
   async stop(): Promise<void> {

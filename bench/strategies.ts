@@ -1,14 +1,17 @@
 /**
- * The five ways to voice a streamed reply, each behind the same interface: given a trace, speak
- * it and report when every frame arrived. All of them talk to the same local Cartesia server over
- * real WebSockets.
+ * The ways to voice a streamed reply, each behind the same interface: given a trace, speak it and
+ * report when every frame arrived. firstword's strategies speak either provider; each peer speaks
+ * its own (bench/peers: the Python ones). All talk to the same local provider servers over real
+ * WebSockets.
  */
 import { tts } from '@livekit/agents';
 import { TTS as CartesiaPluginTTS } from '@livekit/agents-plugin-cartesia';
 import type { FirstChunkPlan, LatencyEstimates } from '../src/latency/adaptive.js';
-import { CartesiaTTS, type CartesiaTTSOptions } from '../src/tts/index.js';
+import { CartesiaTTS, type CartesiaTTSOptions, ResembleTTS } from '../src/tts/index.js';
 import { type Trace, replay } from './llm.js';
-import type { ArrivedFrame } from './playout.js';
+import { PYTHON_PEERS, type Provider, type PythonPeerName, isPythonPeer } from './peers/catalog.js';
+import { PythonPeerStrategy } from './peers/python-strategy.js';
+import { type TaggedFrame, frameTags } from './peers/tags.js';
 import type { Language } from './scenarios.js';
 
 export const STRATEGY_NAMES = [
@@ -18,6 +21,10 @@ export const STRATEGY_NAMES = [
   'firstword',
   'firstword-adaptive',
   'firstword-min3',
+  'livekit-python-cartesia',
+  'livekit-python-resemble',
+  'pipecat-cartesia',
+  'pipecat-resemble',
 ] as const;
 export type StrategyName = (typeof STRATEGY_NAMES)[number];
 const EXPERIMENTS: readonly StrategyName[] = ['firstword-min3'];
@@ -28,36 +35,52 @@ export const STRATEGY_NOTES: Record<StrategyName, string> = {
   naive: 'whole reply in one request after the LLM finishes (firstword driver, unit policy)',
   sentence: 'a request at every sentence end (firstword driver, sentence policy)',
   'livekit-cartesia': 'official @livekit/agents-plugin-cartesia 1.8.1 stream()',
-  firstword: 'firstword CartesiaTTS, asymmetric chunking (default)',
-  'firstword-adaptive': 'firstword CartesiaTTS, asymmetric + chunking.adaptive',
+  firstword: 'firstword CartesiaTTS / ResembleTTS, asymmetric chunking (default)',
+  'firstword-adaptive': 'firstword CartesiaTTS / ResembleTTS, asymmetric + chunking.adaptive',
   'firstword-min3': 'experiment: firstword with firstChunkMinWords 3 (the older default: "Sure," / "네." merge forward)',
+  ...(Object.fromEntries(Object.entries(PYTHON_PEERS).map(([name, peer]) => [name, peer.note])) as Record<PythonPeerName, string>),
 };
 
+/** Which providers a strategy speaks: firstword's speak both, each peer its own. */
+export function providersOf(name: StrategyName): readonly Provider[] {
+  if (isPythonPeer(name)) return [PYTHON_PEERS[name].provider];
+  return name === 'livekit-cartesia' ? ['cartesia'] : ['cartesia', 'resemble'];
+}
+
 export interface TurnOutcome {
-  /** Frames with their arrival, ms after the LLM request. */
-  frames: ArrivedFrame[];
-  /** Provider context ids the audio came from (to count what was sent). */
-  contextIds: string[];
+  /** Frames with their arrival, ms after the LLM request (tags: empty unless asked for). */
+  frames: TaggedFrame[];
   /** firstword-adaptive: the first-chunk target planned for this turn, and the estimates behind it. */
   firstChunkTarget?: number;
   adaptive?: { plan: FirstChunkPlan; estimates: LatencyEstimates };
 }
 
+export interface SpeakOptions {
+  /** The caller barges in once this many audible frames arrived: the turn ends there. */
+  bargeInAfterFrames?: number;
+  /** Report each frame's audio tags (bench/peers/tags.ts). */
+  tags?: boolean;
+}
+
 export interface Strategy {
   readonly name: StrategyName;
   prewarm(): Promise<void>;
-  speak(trace: Trace, t0: number): Promise<TurnOutcome>;
+  speak(trace: Trace, t0: number, options?: SpeakOptions): Promise<TurnOutcome>;
   close(): Promise<void>;
 }
 
 export interface LaneSetup {
+  provider: Provider;
   language: Language;
   baseURL: string;
+  /** This client's own key: the server counts its sockets and requests by it. */
+  apiKey: string;
   sampleRate: number;
   turnTimeoutMs: number;
 }
 
 export function createStrategy(name: StrategyName, setup: LaneSetup): Strategy {
+  if (isPythonPeer(name)) return new PythonPeerStrategy(name, setup);
   if (name === 'livekit-cartesia') return new PluginStrategy(setup);
   const chunking: CartesiaTTSOptions['chunking'] =
     name === 'naive'
@@ -74,32 +97,29 @@ export function createStrategy(name: StrategyName, setup: LaneSetup): Strategy {
 
 class FirstwordStrategy implements Strategy {
   readonly name: StrategyName;
-  readonly #engine: CartesiaTTS;
+  readonly #engine: CartesiaTTS | ResembleTTS;
   readonly #setup: LaneSetup;
 
   constructor(name: StrategyName, setup: LaneSetup, chunking: CartesiaTTSOptions['chunking']) {
     this.name = name;
     this.#setup = setup;
-    this.#engine = new CartesiaTTS({
-      apiKey: 'test-key',
-      voice: 'bench-voice',
-      baseURL: setup.baseURL,
-      sampleRate: setup.sampleRate,
-      language: setup.language,
-      chunking,
-    });
+    const common = { apiKey: setup.apiKey, baseURL: setup.baseURL, sampleRate: setup.sampleRate, chunking };
+    this.#engine =
+      setup.provider === 'resemble'
+        ? new ResembleTTS({ ...common, voiceUuid: 'bench-voice' })
+        : new CartesiaTTS({ ...common, voice: 'bench-voice', language: setup.language });
   }
 
   prewarm(): Promise<void> {
     return this.#engine.prewarm();
   }
 
-  async speak(trace: Trace, t0: number): Promise<TurnOutcome> {
+  async speak(trace: Trace, t0: number, options: SpeakOptions = {}): Promise<TurnOutcome> {
     const stream = this.#engine.stream();
     const adaptive = this.#engine.adaptiveFirstChunk;
     const plan = adaptive?.lastPlan;
     const estimates = adaptive?.estimates;
-    const outcome = await drive(stream, trace, t0, this.#setup.turnTimeoutMs);
+    const outcome = await drive(stream, trace, t0, this.#setup.turnTimeoutMs, options);
     return plan && estimates ? { ...outcome, firstChunkTarget: plan.targetChars, adaptive: { plan, estimates } } : outcome;
   }
 
@@ -116,7 +136,7 @@ class PluginStrategy implements Strategy {
   constructor(setup: LaneSetup) {
     this.#setup = setup;
     this.#engine = new CartesiaPluginTTS({
-      apiKey: 'test-key',
+      apiKey: setup.apiKey,
       baseUrl: setup.baseURL,
       sampleRate: setup.sampleRate,
       language: setup.language,
@@ -127,8 +147,8 @@ class PluginStrategy implements Strategy {
     this.#engine.prewarm();
   }
 
-  speak(trace: Trace, t0: number): Promise<TurnOutcome> {
-    return drive(this.#engine.stream(), trace, t0, this.#setup.turnTimeoutMs);
+  speak(trace: Trace, t0: number, options: SpeakOptions = {}): Promise<TurnOutcome> {
+    return drive(this.#engine.stream(), trace, t0, this.#setup.turnTimeoutMs, options);
   }
 
   close(): Promise<void> {
@@ -136,23 +156,46 @@ class PluginStrategy implements Strategy {
   }
 }
 
-/** Feeds the trace in real time while reading frames until END_OF_STREAM; bounded by `timeoutMs`. */
-async function drive(stream: tts.SynthesizeStream, trace: Trace, t0: number, timeoutMs: number): Promise<TurnOutcome> {
-  const frames: ArrivedFrame[] = [];
-  const contextIds = new Set<string>();
-  const feeding = replay(trace, t0, { push: (token) => stream.pushText(token), end: () => stream.endInput() });
+/**
+ * Feeds the trace in real time while reading frames until END_OF_STREAM, or until the caller
+ * barges in (then the stream is closed, as LiveKit's AgentSession does); bounded by `timeoutMs`.
+ */
+async function drive(
+  stream: tts.SynthesizeStream,
+  trace: Trace,
+  t0: number,
+  timeoutMs: number,
+  options: SpeakOptions,
+): Promise<TurnOutcome> {
+  const frames: TaggedFrame[] = [];
+  let audible = 0;
+  let bargedIn = false;
+  const feeding = replay(trace, t0, {
+    push: (token) => bargedIn || stream.pushText(token),
+    end: () => bargedIn || stream.endInput(),
+  });
   const reading = (async () => {
     for await (const event of stream) {
       if (event === tts.SynthesizeStream.END_OF_STREAM) return;
       const at = performance.now() - t0;
-      contextIds.add(event.requestId);
-      frames.push({ at, ms: (event.frame.samplesPerChannel * 1000) / event.frame.sampleRate });
+      const { frame } = event;
+      const ms = (frame.samplesPerChannel * 1000) / frame.sampleRate;
+      frames.push({ at, ms, tags: options.tags ? frameTags(frame.data) : [] });
+      if (options.bargeInAfterFrames && ms > 0.1 && ++audible >= options.bargeInAfterFrames) {
+        bargedIn = true;
+        return;
+      }
     }
   })();
   let timer: NodeJS.Timeout | undefined;
   try {
     await Promise.race([
-      Promise.all([feeding, reading]),
+      (async () => {
+        await reading;
+        // After a barge-in the rest of the trace is never pushed; nothing waits for it.
+        if (bargedIn) feeding.catch(() => {});
+        else await feeding;
+      })(),
       new Promise<never>((_, reject) => {
         timer = setTimeout(() => reject(new Error(`turn did not finish within ${timeoutMs} ms`)), timeoutMs);
       }),
@@ -161,5 +204,5 @@ async function drive(stream: tts.SynthesizeStream, trace: Trace, t0: number, tim
     clearTimeout(timer);
     stream.close();
   }
-  return { frames, contextIds: [...contextIds] };
+  return { frames };
 }

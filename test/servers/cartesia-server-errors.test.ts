@@ -78,6 +78,7 @@ describe('Cartesia server: handshake', () => {
     while (server!.openConnections() !== 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
     await connect({ key: 'a' });
     expect(server!.connectionsOpened).toBe(4);
+    expect(server!.connectionKeys.map((c) => [c.connectionId, c.key])).toEqual([[1, 'a'], [2, 'a'], [3, 'b'], [4, 'a']]);
   });
 
   it('answers protocol pings and closes an idle socket with 1000 "connection idle timeout"', async () => {

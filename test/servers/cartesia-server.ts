@@ -44,6 +44,8 @@ export interface CartesiaServer {
   connectionsOpened: number;
   /** Ids of the contexts that expired (idle `contextExpiryMs` after their last audio), in order. */
   expiredContexts: string[];
+  /** Every WebSocket connection accepted, with the API key it presented (to count per client). */
+  connectionKeys: Array<{ connectionId: number; key: string }>;
   openConnections(): number;
   /** Contexts (and `/tts/bytes` requests) counting toward concurrency right now, over all keys. */
   activeContexts(): number;
@@ -91,6 +93,7 @@ export async function startCartesiaServer(
   const received: ReceivedMessage[] = [];
   const httpRequests: ReceivedHttpRequest[] = [];
   const expiredContexts: string[] = [];
+  const connectionKeys: Array<{ connectionId: number; key: string }> = [];
   const connections = new Set<CartesiaConnection>();
   const connectionsPerKey = new KeyCounter();
   const contextsPerKey = new KeyCounter();
@@ -128,9 +131,10 @@ export async function startCartesiaServer(
     });
     wss.handleUpgrade(req, socket, head, (ws) => {
       accepted = true;
+      connectionKeys.push({ connectionId: ++connectionsOpened, key: admission.key });
       const connection = new CartesiaConnection(
         ws,
-        { id: ++connectionsOpened, key: admission.key, features: admission.features, requestId },
+        { id: connectionsOpened, key: admission.key, features: admission.features, requestId },
         {
           options: () => current,
           random,
@@ -195,6 +199,7 @@ export async function startCartesiaServer(
     received,
     httpRequests,
     expiredContexts,
+    connectionKeys,
     get connectionsOpened() {
       return connectionsOpened;
     },

@@ -222,6 +222,8 @@ describe('Resemble server: auth, paths and limits', () => {
       'the server to notice the close',
     );
     await fx.connect({ key: 'a' });
+    // Only served connections, each with its key (the refused one is not among them).
+    expect(fx.server().connectionKeys.map((c) => [c.connectionId, c.key])).toEqual([[1, 'a'], [2, 'a'], [3, 'b'], [4, 'a']]);
   });
 
   // How Resemble refuses the 21st connection is UNCONFIRMED: the form is an option, the count holds.

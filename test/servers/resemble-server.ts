@@ -39,6 +39,8 @@ export interface ResembleServer {
   rejected: RejectedRequest[];
   /** Total accepted upgrades (including ones then refused by an auth error frame). */
   connectionsOpened: number;
+  /** Every connection accepted for service, with the API key it presented (to count per client). */
+  connectionKeys: Array<{ connectionId: number; key: string }>;
   /** Upgrades refused for being over `maxConnectionsPerKey` (however the refusal was made). */
   connectionsRefused: number;
   openConnections(): number;
@@ -74,6 +76,7 @@ class LocalResembleServer implements ResembleServer {
   readonly port: number;
   readonly received: ReceivedRequest[] = [];
   readonly rejected: RejectedRequest[] = [];
+  readonly connectionKeys: Array<{ connectionId: number; key: string }> = [];
   #connectionsOpened = 0;
   #connectionsRefused = 0;
   #options: ResembleServerOptions;
@@ -143,6 +146,7 @@ class LocalResembleServer implements ResembleServer {
     // cannot race a second upgrade.
     this.#wss.handleUpgrade(req, socket, head, (ws) => {
       const connectionId = ++this.#connectionsOpened;
+      this.connectionKeys.push({ connectionId, key });
       this.#openByKey.set(key, (this.#openByKey.get(key) ?? 0) + 1);
       const session = new ResembleSession(ws, connectionId, {
         options: () => this.#options,
