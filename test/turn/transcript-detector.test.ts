@@ -7,13 +7,12 @@ import { asLanguageCode, llm } from '@livekit/agents';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { TURN_CORPUS, transcriptsSoFar } from '../../bench/turn/corpus.js';
+import { withSttFullStops } from '../../bench/turn/transcript-confusion.js';
 import type { AckLanguage } from '../../src/ack/phrases.js';
 import { TranscriptTurnDetector, isTurnComplete, predictTurnComplete, turnUnlikelyThreshold } from '../../src/turn/transcript-detector.js';
 
 /** What a streaming STT makes of a piece: a full stop on every final, whatever was said. */
-function asSttFinal(text: string): string {
-  return `${text.replace(/[\s.,?!…]+$/u, '')}.`;
-}
+const asSttFinal = withSttFullStops;
 
 const FINISHED: Record<AckLanguage, string[]> = {
   en: TURN_CORPUS.filter((u) => u.language === 'en').map((u) => transcriptsSoFar(u).at(-1)!),
