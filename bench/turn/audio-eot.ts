@@ -68,3 +68,14 @@ export async function audioRequests(model: LocalInference, samples: Int16Array, 
   }
   return requests;
 }
+
+/**
+ * How well the model's answers tell ends from pauses: the chance that a random end scores above
+ * a random pause (ROC AUC; 0.5 is a coin, 1 is perfect). NaN without both kinds.
+ */
+export function separation(pauses: readonly number[], ends: readonly number[]): number {
+  if (pauses.length === 0 || ends.length === 0) return Number.NaN;
+  let wins = 0;
+  for (const e of ends) for (const p of pauses) wins += e > p ? 1 : e === p ? 0.5 : 0;
+  return wins / (pauses.length * ends.length);
+}

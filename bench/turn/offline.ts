@@ -8,7 +8,10 @@
  * The scripted STT finalises each piece 150 ms after its last voiced sample. The local audio
  * end-of-turn model is asked where the framework asks it (audio-eot.ts).
  *
- *   npm run bench:turn-lab -- [--json FILE] [--stt-final-ms 150] [--top 15]
+ * Recorded human speech, where found (human-speech.ts), is run beside it for the audio model and
+ * for Silero's ends inside an utterance.
+ *
+ *   npm run bench:turn-lab -- [--json FILE] [--stt-final-ms 150] [--top 15] [--human DIR | --no-human]
  */
 import { initializeLogger } from '@livekit/agents';
 import { VAD } from '@livekit/agents-plugin-silero';
@@ -19,8 +22,9 @@ import { type RenderedUtterance, renderUtterance, sampleMs } from '../../src/spo
 import { isTurnComplete } from '../../src/turn/transcript-detector.js';
 import { ArgsError, readFlags } from '../flags.js';
 import { percentile } from '../playout.js';
-import { type AudioRequest, audioModelThreshold, audioRequests, loadAudioModel } from './audio-eot.js';
+import { type AudioRequest, audioModelThreshold, audioRequests, loadAudioModel, separation } from './audio-eot.js';
 import { TURN_CORPUS } from './corpus.js';
+import { DEFAULT_HUMAN_ROOT, evaluateHumanSpeech, printHumanFindings } from './human-speech.js';
 import { COMMIT_TARGET_MS, FALSE_END_TARGET, type LabRow, distinctRows, labRow, paretoBest, rowTable } from './lab-report.js';
 import { transcriptConfusion } from './transcript-confusion.js';
 import { type DetectorChoice, type Judges, type LabUtterance, type TurnSetting, simulateTurn, turnEvents } from './turn-sim.js';
@@ -34,25 +38,29 @@ const SAMPLE_RATE = 16_000;
 /** The VAD is loaded with the plugin's default; its own decisions check the replay. */
 const CHECK_SILENCE_MS = 550;
 
-const HELP = `npm run bench:turn-lab -- [--json FILE] [--stt-final-ms N] [--top N]
+const HELP = `npm run bench:turn-lab -- [--json FILE] [--stt-final-ms N] [--top N] [--human DIR | --no-human]
 
   --json FILE         write every row, the audio model's answers and the transcript confusion
   --stt-final-ms N    the scripted STT's final, ms after each piece's last voiced sample (default 150)
-  --top N             Pareto rows to print (default 15)`;
+  --top N             Pareto rows to print (default 15)
+  --human DIR         where recorded human speech was unpacked (default ${DEFAULT_HUMAN_ROOT}); --no-human skips it`;
 
 interface Args {
   json?: string;
   sttFinalAfterMs: number;
   top: number;
+  human?: string;
 }
 
 function parse(argv: readonly string[]): Args | 'help' {
-  const args: Args = { sttFinalAfterMs: 150, top: 15 };
+  const args: Args = { sttFinalAfterMs: 150, top: 15, human: DEFAULT_HUMAN_ROOT };
   const outcome = readFlags(argv, (read) => {
     if (read.flag === '--help' || read.flag === '-h') return 'help';
     else if (read.flag === '--json') args.json = read.value();
     else if (read.flag === '--stt-final-ms') args.sttFinalAfterMs = read.num(0, 2000, true);
     else if (read.flag === '--top') args.top = read.num(1, 500, true);
+    else if (read.flag === '--human') args.human = read.value();
+    else if (read.flag === '--no-human') args.human = undefined;
     else throw new ArgsError(`unknown flag ${read.flag}`);
   });
   return outcome === 'help' ? 'help' : args;
@@ -65,7 +73,15 @@ interface Prepared {
   requests: AudioRequest[];
 }
 
-async function prepare(): Promise<{ prepared: Prepared[]; timings: Record<string, number>; replayChecked: number; replayDisagrees: string[] }> {
+interface Lab {
+  prepared: Prepared[];
+  timings: Record<string, number>;
+  replayDisagrees: string[];
+  vad: Awaited<ReturnType<typeof VAD.load>>;
+  model: ReturnType<typeof loadAudioModel>;
+}
+
+async function prepare(): Promise<Lab> {
   const timings: Record<string, number> = {};
   let t = performance.now();
   const synth = await EspeakSynthesizer.start();
@@ -97,7 +113,7 @@ async function prepare(): Promise<{ prepared: Prepared[]; timings: Record<string
     prepared.push({ utterance: { id: u.id, language: u.language, kind: u.kind, pieces }, rendered: r, trace: traces[i]!, requests });
   }
   timings.audioModelMs = performance.now() - t;
-  return { prepared, timings, replayChecked: TURN_CORPUS.length, replayDisagrees };
+  return { prepared, timings, replayDisagrees, vad, model };
 }
 
 function grid(): TurnSetting[] {
@@ -152,6 +168,10 @@ function printAudioSummary(answers: ReturnType<typeof audioAnswers>): void {
       console.log(`${language} (${threshold})  ${where.padEnd(15)} ${String(ps.length).padStart(3)} ${f(percentile(ps, 10))} ${f(percentile(ps, 50))} ${f(percentile(ps, 90))}   ${over}/${ps.length}`);
     }
   }
+  for (const language of ['ko', 'en'] as const) {
+    const of = (where: Where[]) => answers.filter((a) => a.language === language && where.includes(a.where)).map((a) => a.probability);
+    console.log(`${language}: ends vs pauses separation (AUC) ${separation(of(['pause-clear', 'pause-ambiguous']), of(['end'])).toFixed(2)}`);
+  }
   const inference = answers.map((a) => a.inferenceMs);
   console.log(`inference: p50 ${percentile(inference, 50).toFixed(0)} ms, p90 ${percentile(inference, 90).toFixed(0)} ms (loaded machine)`);
 }
@@ -180,9 +200,11 @@ function corpusSummary(prepared: readonly Prepared[]): string {
 async function main(): Promise<void> {
   const args = parse(process.argv.slice(2));
   if (args === 'help') return void console.log(HELP);
-  initializeLogger({ pretty: false, level: 'warn' });
+  // The plugin warns "slower than realtime" when pushed faster than real time on a loaded machine: noise here.
+  initializeLogger({ pretty: false, level: 'error' });
   const started = performance.now();
-  const { prepared, timings, replayChecked, replayDisagrees } = await prepare();
+  const { prepared, timings, replayDisagrees, vad, model } = await prepare();
+  const replayChecked = prepared.length;
   const verdicts = new Map<string, boolean>();
   const judges: Judges = {
     transcriptOver(text, language: AckLanguage) {
@@ -203,6 +225,12 @@ async function main(): Promise<void> {
   const confusion = printConfusion();
   const answers = audioAnswers(prepared);
   printAudioSummary(answers);
+
+  t = performance.now();
+  const human = args.human ? await evaluateHumanSpeech(args.human, vad, model, MIN_SILENCE_MS) : undefined;
+  timings.humanMs = performance.now() - t;
+  if (args.human) printHumanFindings(human, args.human);
+  else console.log('\nHuman speech: skipped (--no-human).');
 
   const distinct = distinctRows(rows);
   console.log('\nPer minSilenceDuration (no detector, minDelay 0): VAD end after the last voiced sample, early ack');
@@ -237,9 +265,9 @@ async function main(): Promise<void> {
   console.log(rowTable([...distinct].sort((a, b) => a.commitP50 - b.commitP50 || a.falseEndShort - b.falseEndShort).slice(0, 5)));
 
   const total = performance.now() - started;
-  console.log(`\n${distinct.length} distinct settings; render ${(timings.renderMs! / 1000).toFixed(1)} s, VAD ${(timings.vadMs! / 1000).toFixed(1)} s, audio model ${(timings.audioModelMs! / 1000).toFixed(1)} s (load ${(timings.audioModelLoadMs! / 1000).toFixed(1)} s), grid ${(timings.gridMs! / 1000).toFixed(1)} s, total ${(total / 1000).toFixed(1)} s`);
+  console.log(`\n${distinct.length} distinct settings; render ${(timings.renderMs! / 1000).toFixed(1)} s, VAD ${(timings.vadMs! / 1000).toFixed(1)} s, audio model ${(timings.audioModelMs! / 1000).toFixed(1)} s (load ${(timings.audioModelLoadMs! / 1000).toFixed(1)} s), grid ${(timings.gridMs! / 1000).toFixed(1)} s, human speech ${(timings.humanMs! / 1000).toFixed(1)} s, total ${(total / 1000).toFixed(1)} s`);
   if (args.json) {
-    writeFileSync(args.json, JSON.stringify({ settings: rows, pareto: best, paretoClear: clearBest, audioModel: answers, transcriptConfusion: confusion, timings }, null, 2));
+    writeFileSync(args.json, JSON.stringify({ settings: rows, pareto: best, paretoClear: clearBest, audioModel: answers, humanSpeech: human, transcriptConfusion: confusion, timings }, null, 2));
     console.log(`rows written to ${args.json}`);
   }
 }

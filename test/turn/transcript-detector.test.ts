@@ -143,6 +143,18 @@ describe('TranscriptTurnDetector', () => {
     expect(await detector.predictEndOfTurn(chat)).toBeGreaterThanOrEqual((await detector.unlikelyThreshold(asLanguageCode('ko')))!);
   });
 
+  it('answers any caller words with a probability, as the framework asks it', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.string({ unit: 'grapheme' }), async (text) => {
+        const chat = llm.ChatContext.empty();
+        chat.addMessage({ role: 'user', content: text });
+        const p = await detector.predictEndOfTurn(chat);
+        expect(p).toBe(predictTurnComplete(text));
+      }),
+      { numRuns: 200 },
+    );
+  });
+
   it('answers a history with no caller words without throwing', async () => {
     const chat = llm.ChatContext.empty();
     chat.addMessage({ role: 'assistant', content: 'Hello!' });
