@@ -29,10 +29,10 @@ const PREDICATE_ADVERBS = new Set([
 const ANSWERS = new Set(['네', '예', '응', '아니', '아니요', '아니오', '아뇨', '그럼', '오케이', '그래', '좋아', '맞아']);
 /** "-는데요", "-거든요": grammatically final, but usually a lead-in to what the caller wants. */
 const LEAD_IN_ENDINGS = ['는데요', '은데요', '인데요', '던데요', '거든요'];
-const QUESTION_ENDINGS = ['까', '니', '냐', '나', '죠', '래', '나요', '가요', '까요', '래요', '죠'];
+const QUESTION_ENDINGS = ['까', '니', '냐', '나', '죠', '래'];
 /** Final endings of a predicate, by the word's last syllable (after the connectives are ruled out). */
 const FINAL_SYLLABLES = new Set([
-  '요', '다', '까', '니', '냐', '나', '죠', '지', '네', '군', '나', '어', '아', '해', '돼', '줘', '봐', '워', '와',
+  '요', '다', '까', '니', '냐', '나', '죠', '지', '네', '군', '어', '아', '해', '돼', '줘', '봐', '워', '와',
   '야', '자', '게', '걸', '라', '대', '래', '때', '여', '셈', '임', '함', '음',
 ]);
 /**

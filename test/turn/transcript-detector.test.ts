@@ -7,13 +7,12 @@ import { asLanguageCode, llm } from '@livekit/agents';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { TURN_CORPUS, transcriptsSoFar } from '../../bench/turn/corpus.js';
+import { withSttFullStops } from '../../bench/turn/transcript-confusion.js';
 import type { AckLanguage } from '../../src/ack/phrases.js';
 import { TranscriptTurnDetector, isTurnComplete, predictTurnComplete, turnUnlikelyThreshold } from '../../src/turn/transcript-detector.js';
 
 /** What a streaming STT makes of a piece: a full stop on every final, whatever was said. */
-function asSttFinal(text: string): string {
-  return `${text.replace(/[\s.,?!…]+$/u, '')}.`;
-}
+const asSttFinal = withSttFullStops;
 
 const FINISHED: Record<AckLanguage, string[]> = {
   en: TURN_CORPUS.filter((u) => u.language === 'en').map((u) => transcriptsSoFar(u).at(-1)!),
@@ -142,6 +141,18 @@ describe('TranscriptTurnDetector', () => {
     expect(await detector.predictEndOfTurn(chat)).toBeLessThan((await detector.unlikelyThreshold(asLanguageCode('en')))!);
     chat.addMessage({ role: 'user', content: '네 명이요.' });
     expect(await detector.predictEndOfTurn(chat)).toBeGreaterThanOrEqual((await detector.unlikelyThreshold(asLanguageCode('ko')))!);
+  });
+
+  it('answers any caller words with a probability, as the framework asks it', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.string({ unit: 'grapheme' }), async (text) => {
+        const chat = llm.ChatContext.empty();
+        chat.addMessage({ role: 'user', content: text });
+        const p = await detector.predictEndOfTurn(chat);
+        expect(p).toBe(predictTurnComplete(text));
+      }),
+      { numRuns: 200 },
+    );
   });
 
   it('answers a history with no caller words without throwing', async () => {
