@@ -15,12 +15,20 @@ export const CONFIG_DEFAULTS = {
   /** Resemble documents 20 parallel connections per API key (Cartesia: 10x the plan's concurrency). */
   maxSocketsPerKey: 20,
   chunkPolicy: 'asymmetric',
-  ackMode: 'off' as AckMode,
+  /** bench:turn: the caller's first sound p50 303 ms with `early`, 639 ms (the reply) without. */
+  ackMode: 'early' as AckMode,
   ackSlowMs: 600,
   /** bench:room: 500 (the framework's) → silent 691 ms p50 after the caller starts; 150 → 334 ms; 100 → 310 ms. */
   bargeInMinSpeechMs: 150,
-  /** Chosen by `npm run bench:turn` (README, "The caller's clock"). */
-  turn: { silenceMs: 250, minDelayMs: 300, maxDelayMs: 1500, detector: 'transcript', preemptive: true } satisfies TurnSettings as TurnSettings,
+  /**
+   * Chosen by `npm run bench:turn` and the offline turn lab (README, "The caller's clock"):
+   * silence 200 ms → first sound p50 303 ms (250: 333, 300: 386; Silero's 550 with the framework's
+   * endpointing: 791), no false end in 27 pauses ≤ 700 ms; minDelay 300 costs nothing (the reply's
+   * audio is ready ~620 ms after the end of speech anyway); maxDelay 1500 waits out a 1 s pause
+   * (1000 turned every clear 1 s pause into a false end in the lab) without making a finished turn
+   * the detector misjudges wait 2.5 s.
+   */
+  turn: { silenceMs: 200, minDelayMs: 300, maxDelayMs: 1500, detector: 'transcript', preemptive: true } satisfies TurnSettings as TurnSettings,
   metricsHost: '127.0.0.1' as MetricsHost,
   webHost: '127.0.0.1',
   webPort: 3000,
