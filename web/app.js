@@ -41,7 +41,13 @@ const ui = {
 };
 
 const options = readPageOptions(location.search, AGENT_JOIN_TIMEOUT_MS);
-const meter = createLevelMeter(/** @type {HTMLMeterElement} */ ($('agent-level')));
+// The agent's level: the meter beside the agent, and the turn timer's first agent sound — an early
+// acknowledgement plays before the agent's state says "speaking", and the SFU's speaking flag lags.
+const meter = createLevelMeter(/** @type {HTMLMeterElement} */ ($('agent-level')), window, {
+  onLevel: (level) => {
+    recordTurn(session.timer.agentLevel(level, performance.now()));
+  },
+});
 // The user's own level: shown beside the microphone, and the turn timer's end of speech.
 const micMeter = createLevelMeter(/** @type {HTMLMeterElement} */ ($('mic-level')), window, {
   onLevel: (level) => session.timer.userLevel(level, performance.now()),

@@ -7,6 +7,8 @@ export interface TurnTimer {
   userSpeaking(speaking: boolean, at: number): void;
   userLevel(level: number, at: number): void;
   userTyped(at: number): void;
+  /** The agent's audio level on this page: the first agent sound of a turn, an early ack included. */
+  agentLevel(level: number, at: number): TurnMeasurement | null;
   agentSpeaking(speaking: boolean, at: number): TurnMeasurement | null;
 }
 

@@ -1,7 +1,9 @@
 // @ts-check
 /**
  * Per-turn "time to first audio" as this browser sees it: from the moment the user stops
- * speaking (or sends a typed message) to the moment the agent becomes audible. Pure: the page
+ * speaking (or sends a typed message) to the moment the agent becomes audible — the first agent
+ * sound, whichever comes first of the agent's own audio level on this page (an early
+ * acknowledgement included), its "speaking" state and the SFU's speaking flag. Pure: the page
  * feeds it events with timestamps, tests feed it numbers.
  *
  * Where the end of speech comes from, best first:
@@ -31,6 +33,7 @@ export const VOICE_LEVEL = 0.4;
  *   userSpeaking(speaking: boolean, at: number): void,
  *   userLevel(level: number, at: number): void,
  *   userTyped(at: number): void,
+ *   agentLevel(level: number, at: number): TurnMeasurement | null,
  *   agentSpeaking(speaking: boolean, at: number): TurnMeasurement | null,
  * }} TurnTimer
  */
@@ -63,6 +66,14 @@ export function createTurnTimer() {
 
     userTyped(at) {
       typedAt = at;
+    },
+
+    agentLevel(level, at) {
+      // Only as the answer to a turn: the tail of a reply that just ended, or the greeting, is no
+      // turn and must not mark the agent audible (the next end of speech would be ignored).
+      if (level < VOICE_LEVEL || agentAudible) return null;
+      if (voiceAt === null && typedAt === null && (levelWorks || userStoppedAt === null)) return null;
+      return this.agentSpeaking(true, at);
     },
 
     agentSpeaking(speaking, at) {

@@ -61,6 +61,12 @@ const pm2Available = requireForSuite('test/e2e PM2', pm2Installed ? undefined : 
  * (the worker must cancel the context, and drop the chunk the fake still sends after a cancel).
  */
 const CARTESIA_OPTIONS = { audio: 'audible', msPerChar: MS_PER_CHAR, firstByteDelayMs: 120, realTimeFactor: 0.5 };
+/**
+ * These tests count the reply's TTS contexts and read its tones: no acknowledgements. (Each idle
+ * job process synthesizes the early ack's phrases at prewarm, on the same fake, during the call;
+ * the early ack is tested room-less in test/spoken.)
+ */
+const NO_ACK = { ACK_MODE: 'off' };
 
 const STORY = {
   user: 'Please tell me a story.',
@@ -115,7 +121,7 @@ describe.skipIf(!available)('the production worker in real rooms (Cartesia fake,
   beforeAll(async () => {
     const t0 = Date.now();
     [stack, speech] = await Promise.all([
-      startStack({ tts: 'cartesia', web: false, fakeArgs: { cartesia: ['--options', JSON.stringify(CARTESIA_OPTIONS)] } }),
+      startStack({ tts: 'cartesia', web: false, workerEnv: NO_ACK, fakeArgs: { cartesia: ['--options', JSON.stringify(CARTESIA_OPTIONS)] } }),
       synthesizeSpeech([{ text: SHORT.user, language: 'en-us' }]),
     ]);
     console.info(`[test/e2e] agent-cartesia: stack up in ${stack.state.upMs} ms (beforeAll ${Date.now() - t0} ms)`);
@@ -244,7 +250,7 @@ describe.skipIf(!available)('the production worker in real rooms (Cartesia fake,
     // makes @livekit/agents' drain() reject at once ("runner not started"), which must not cut
     // the call (src/lifecycle/run-worker.ts drainableServer). A worker this fresh usually has one
     // starting, so this test covers that case as well as the warm one.
-    const worker = await stack.startWorker({ name: 'worker-drain', agentName: 'firstword-drain', httpPort: 18082 });
+    const worker = await stack.startWorker({ name: 'worker-drain', agentName: 'firstword-drain', httpPort: 18082, env: NO_ACK });
     const registeredAt = Date.now();
     const exited = worker.exited.then((how) => ({ how, at: Date.now() }));
 
@@ -290,6 +296,7 @@ describe.skipIf(!available)('the production worker in real rooms (Cartesia fake,
     const { state } = stack;
     const env = {
       ...workerEnv({ agentName: 'firstword-pm2', tts: state.tts, openaiUrl: state.openaiUrl, cartesiaUrl: state.cartesiaUrl, httpPort: 18083 }),
+      ...NO_ACK,
       PM2_HOME: pm2Home,
       PM2_KILL_SIGNAL: 'SIGTERM',
     };

@@ -96,4 +96,25 @@ describe('turn timer (page)', () => {
     timer.userLevel(0.8, 5200);
     expect(timer.agentSpeaking(true, 5500)).toEqual({ turn: 3, ms: 300 });
   });
+
+  it("takes the agent's own audio as its first sound (an early ack plays before its state says speaking)", () => {
+    const timer = createTurnTimer();
+    timer.userLevel(0.8, 1000);
+    expect(timer.agentLevel(VOICE_LEVEL - 0.01, 1200)).toBeNull();
+    expect(timer.agentLevel(0.7, 1290)).toEqual({ turn: 1, ms: 290 });
+    // The reply's "speaking" state, later, is the same turn.
+    expect(timer.agentSpeaking(true, 1600)).toBeNull();
+    timer.agentSpeaking(false, 3000);
+    // The tail of the reply after it ended is no turn, and leaves the next end of speech counted.
+    expect(timer.agentLevel(0.6, 3020)).toBeNull();
+    timer.userLevel(0.8, 4000);
+    expect(timer.agentLevel(0.6, 4310)).toEqual({ turn: 2, ms: 310 });
+  });
+
+  it("ignores the agent's level for the greeting, before any user turn", () => {
+    const timer = createTurnTimer();
+    expect(timer.agentLevel(0.9, 100)).toBeNull();
+    timer.userLevel(0.8, 1000);
+    expect(timer.agentLevel(0.9, 1400)).toEqual({ turn: 1, ms: 400 });
+  });
 });
