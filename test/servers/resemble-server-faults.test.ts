@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { startResembleServer } from './resemble-server.js';
 import { jsonFrames, pcm, request, resembleFixture, roundTrip } from './resemble/fixture.js';
 import { jsonAudio, RawClient, withTimeout } from './resemble/raw-client.js';
+import { settledWithin } from '../helpers/async.js';
 
 const fx = resembleFixture();
 
@@ -136,6 +137,35 @@ describe('Resemble server: injected faults', () => {
     fx.server().dropAllConnections();
     expect((await a.waitClosed()).code).toBe(1006);
     expect((await b.waitClosed()).code).toBe(1006);
+  });
+});
+
+describe('Resemble server: going silent', () => {
+  it('goSilent: open sockets answer nothing, pongs included, and stay open; new sockets are served', async () => {
+    await fx.start();
+    const a = await fx.connect();
+    a.send(request(1, 'before the silence'));
+    await a.audioEnd(1);
+    await roundTrip(a);
+    a.send(request(2, 'a long request that is cut off by the silence '.repeat(20)));
+    await a.json((v) => v.type === 'audio' && v.request_id === 2);
+    expect(fx.server().goSilent()).toBe(1);
+    const framesAtSilence = a.frames.length;
+    const pong = new Promise<'pong'>((resolve) => a.ws.once('pong', () => resolve('pong')));
+    a.ws.ping();
+    a.send(request(3, 'never answered'));
+    expect(await settledWithin(pong, 300)).toBeUndefined();
+    // A frame already on the wire may land; nothing after the request in flight does.
+    expect(jsonFrames(a.frames.slice(framesAtSilence)).filter((v) => v.request_id === 3 || v.type === 'audio_end')).toEqual([]);
+    expect(a.ws.readyState).toBe(a.ws.OPEN);
+    expect(fx.server().openConnections()).toBe(1);
+    expect(fx.server().goSilent()).toBe(0); // already silent
+
+    const b = await fx.connect();
+    await roundTrip(b);
+    b.send(request(1, 'after the silence'));
+    await b.audioEnd(1);
+    expect(jsonAudio(b.frames, 1).equals(pcm('after the silence'))).toBe(true);
   });
 });
 

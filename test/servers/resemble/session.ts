@@ -53,6 +53,7 @@ export class ResembleSession {
   /** The socket's own close(); the instance method is replaced to be able to ignore peer closes. */
   #closeSocket: WebSocket['close'];
   #closingByServer = false;
+  #silent = false;
 
   constructor(ws: WebSocket, connectionId: number, host: SessionHost) {
     this.#ws = ws;
@@ -63,8 +64,12 @@ export class ResembleSession {
     // so any call to the instance method comes from the peer (or a protocol error).
     ws.close = ((code?: number, reason?: string | Buffer) => {
       this.end();
+      if (this.#silent) return;
       if (this.#closingByServer || !this.#host.options().ignoreClientClose) this.#closeSocket(code, reason);
     }) as WebSocket['close'];
+    ws.on('ping', (data) => {
+      if (!this.#silent) ws.pong(data);
+    });
     ws.on('message', (data, isBinary) => this.#onMessage(toBuffer(data), isBinary));
     ws.on('close', () => this.end());
     ws.on('error', () => this.end());
@@ -77,6 +82,16 @@ export class ResembleSession {
     this.#queue.length = 0;
     clearTimeout(this.#idleTimer);
     this.#idleTimer = undefined;
+  }
+
+  get silent(): boolean {
+    return this.#silent;
+  }
+
+  /** From now on nothing is answered or sent (pongs included); TCP stays open until the client drops it. */
+  silence(): void {
+    this.#silent = true;
+    this.end();
   }
 
   /** A normal close initiated by the server (close frame, then wait for the peer's). */
