@@ -1,4 +1,4 @@
-import { APIConnectionError, APIError, log } from '@livekit/agents';
+import { APIConnectionError, APIError, APITimeoutError, log } from '@livekit/agents';
 import type { ProviderCodec } from './codec.js';
 import type { ConnectionBudget, ConnectionLease } from './connection-budget.js';
 import { type SocketPoolOptions, DEFAULT_POOL_OPTIONS, checkPoolOptions } from './pool-options.js';
@@ -69,9 +69,26 @@ export class SocketPool {
     return this.#prewarming;
   }
 
-  /** Leases a socket for one stream; `release()` it when the stream ends. */
+  /**
+   * Leases a socket for one stream; `release()` it when the stream ends. Only a socket heard from
+   * lately carries a turn: a quiet one is pinged first, and replaced if it does not answer.
+   */
   async acquire(signal?: AbortSignal): Promise<ProviderSocket> {
     if (this.#closed) throw new APIConnectionError({ message: 'TTS is closed', options: { retryable: false } });
+    let socket = await this.#choose(signal);
+    socket.leases++; // held while probing, so no other turn takes it meanwhile
+    if (!socket.heardWithin(this.#opts.aliveWithinMs) && !(await socket.probe(this.#opts.probeTimeoutMs))) {
+      socket.leases--;
+      socket = await this.#replaceSilent(socket, signal);
+      socket.leases++;
+    }
+    socket.lastUsedAt = Date.now();
+    this.#topUpSpare();
+    return socket;
+  }
+
+  /** The socket a new stream should use, opening one if that is what it takes. */
+  async #choose(signal?: AbortSignal): Promise<ProviderSocket> {
     this.#evictStale();
     let socket = this.#pickClean();
     if (!socket && this.#codec.ordering === 'multiplexed' && this.#connecting.size > 0) {
@@ -92,11 +109,7 @@ export class SocketPool {
       if (draining) socket = await this.#replace(draining, signal);
     }
     // Otherwise share the least loaded rather than fail the turn.
-    socket ??= this.#pickLeastLoaded() ?? (await this.#open(signal, 'wait'));
-    socket.leases++;
-    socket.lastUsedAt = Date.now();
-    this.#topUpSpare();
-    return socket;
+    return socket ?? this.#pickLeastLoaded() ?? (await this.#open(signal, 'wait'));
   }
 
   release(socket: ProviderSocket): void {
@@ -130,6 +143,19 @@ export class SocketPool {
       this.#reportBudget('the turn shares a socket this process already holds');
       return undefined;
     }
+  }
+
+  /**
+   * A socket that did not answer a turn's probe: fails it as dead (its owners, if any, retry; its
+   * siblings must prove themselves) and opens the replacement on its lease.
+   */
+  #replaceSilent(silent: ProviderSocket, signal?: AbortSignal): Promise<ProviderSocket> {
+    const lease = this.#leases.get(silent);
+    this.#leases.delete(silent);
+    // Started before the failure, so the close does not also start a background reconnect.
+    const replacement = this.#open(signal, lease ?? 'wait');
+    silent.failSilent(`socket answered no ping within ${this.#opts.probeTimeoutMs} ms`);
+    return replacement;
   }
 
   /** Closes a socket that only drains stale requests and opens its replacement on the same lease. */
@@ -223,7 +249,11 @@ export class SocketPool {
         const socket = new ProviderSocket(
           ws,
           this.#codec,
-          { inactivityTimeoutMs: this.#opts.inactivityTimeoutMs },
+          {
+            inactivityTimeoutMs: this.#opts.inactivityTimeoutMs,
+            pingIntervalMs: this.#opts.pingIntervalMs,
+            pongTimeoutMs: this.#opts.pongTimeoutMs,
+          },
           {
             onIdle: () => {
               // The socket served requests: the provider is healthy, so later reconnects start fresh.
@@ -349,6 +379,9 @@ export class SocketPool {
   #forget(socket: ProviderSocket): void {
     this.#droppedFromClosed += socket.staleEventsDropped;
     this.#sockets.delete(socket);
+    // It died of silence (watchdog or ping): the path to the provider may be dead for its siblings
+    // too, and a retry must not wait out another watchdog on one of them.
+    if (socket.failure instanceof APITimeoutError) for (const s of this.#sockets) s.suspect();
     this.#leases.get(socket)?.release();
     this.#leases.delete(socket);
     if (socket.failure && !socket.failure.retryable) return; // e.g. a rejected key: reconnecting cannot help

@@ -9,6 +9,10 @@ export type { TrackOwner } from './track-table.js';
 export interface ProviderSocketOptions {
   /** A track that makes no progress for this long fails (alone, or with its socket if in order). */
   inactivityTimeoutMs: number;
+  /** Nothing heard for this long: ping (see SocketPoolOptions). */
+  pingIntervalMs: number;
+  /** A ping unanswered (no pong, no message) this long: the socket is dead and fails. */
+  pongTimeoutMs: number;
 }
 
 /** What the socket tells its pool. */
@@ -40,6 +44,13 @@ export class ProviderSocket {
   #closed = false;
   #watchdog: NodeJS.Timeout | null = null;
   #staleDropped = 0;
+  /** Last time anything (a message, a pong, the handshake) proved the peer alive. */
+  #heardAt = Date.now();
+  /** Told to prove itself again (a sibling socket died of silence), whatever it said last. */
+  #suspect = false;
+  #pingOutstanding = false;
+  #probes = new Set<(alive: boolean) => void>();
+  #keepalive: NodeJS.Timeout | undefined;
   #hooks: SocketHooks;
   #logger = log();
 
@@ -55,6 +66,7 @@ export class ProviderSocket {
     this.#tracks = trackTableFor(codec);
     this.#hooks = hooks;
     ws.on('message', (data: RawData, isBinary: boolean) => this.#onMessage(data, isBinary));
+    ws.on('pong', () => this.#heard());
     ws.on('close', (code: number) =>
       this.#fail(new APIConnectionError({ message: `${codec.provider} socket closed (code ${code})` })),
     );
@@ -62,6 +74,7 @@ export class ProviderSocket {
       this.#fail(new APIConnectionError({ message: `${codec.provider} socket error: ${err.message}` })),
     );
     for (const [data, isBinary] of takeEarlyMessages(ws)) this.#onMessage(data, isBinary);
+    this.#armKeepalive();
   }
 
   /** A fatal error (e.g. rejected key) seen on this socket, so a new lease can fail fast with it. */
@@ -74,6 +87,46 @@ export class ProviderSocket {
   /** Outstanding tracks, stale ones included. */
   get outstanding(): number {
     return this.#tracks.size;
+  }
+
+  /** Whether the peer proved itself alive (data or a pong) within the last `ms`. */
+  heardWithin(ms: number): boolean {
+    return !this.#suspect && Date.now() - this.#heardAt <= ms;
+  }
+
+  /**
+   * Pings (unless a ping is already out) and resolves true as soon as anything is heard back,
+   * false after `timeoutMs` or when the socket closes. Never closes the socket itself.
+   */
+  probe(timeoutMs: number): Promise<boolean> {
+    if (!this.isOpen) return Promise.resolve(false);
+    return new Promise((resolve) => {
+      const settle = (alive: boolean) => {
+        clearTimeout(timer);
+        this.#probes.delete(settle);
+        resolve(alive);
+      };
+      const timer = setTimeout(() => settle(false), timeoutMs);
+      timer.unref?.();
+      this.#probes.add(settle);
+      if (this.#pingOutstanding) return;
+      this.#pingOutstanding = true;
+      this.#ws.ping(undefined, undefined, (err) => {
+        if (err) settle(false);
+      });
+    });
+  }
+
+  /** The peer must prove itself again before a turn trusts it: ping now. */
+  suspect(): void {
+    if (this.#closed) return;
+    this.#suspect = true;
+    void this.#keepaliveCheck();
+  }
+
+  /** Fails the socket as dead (its tracks' owners hear why); the pool replaces it. */
+  failSilent(message: string): void {
+    this.#fail(new APITimeoutError({ message: `${this.#codec.provider} ${message}` }));
   }
 
   /** Tracks whose owner was interrupted but whose audio has not finished arriving. */
@@ -158,6 +211,8 @@ export class ProviderSocket {
     if (this.#closed) return;
     this.#closed = true;
     this.#clearWatchdog();
+    clearTimeout(this.#keepalive);
+    for (const settle of [...this.#probes]) settle(false);
     // Streams still speaking on this socket must end, not wait forever (TTS closed, socket discarded).
     const owners = this.#clearTracks();
     const closedError = new APIConnectionError({
@@ -194,6 +249,7 @@ export class ProviderSocket {
   }
 
   #onMessage(data: RawData, isBinary: boolean): void {
+    this.#heard();
     let events: ProviderEvent[];
     try {
       events = this.#codec.decode(data, isBinary, this.#tracks.head());
@@ -246,6 +302,37 @@ export class ProviderSocket {
     const owners = this.#clearTracks();
     this.close();
     for (const o of owners) o.onSocketFailure(error);
+  }
+
+  #heard(): void {
+    this.#heardAt = Date.now();
+    this.#suspect = false;
+    this.#pingOutstanding = false;
+    for (const settle of [...this.#probes]) settle(true);
+  }
+
+  /**
+   * One timer per socket, due when the peer will have been quiet for a ping interval. It is not
+   * re-armed per message (audio arrives many times a second); when it fires early it re-arms for
+   * the rest.
+   */
+  #armKeepalive(): void {
+    clearTimeout(this.#keepalive);
+    if (this.#closed) return;
+    const due = this.#heardAt + this.#opts.pingIntervalMs - Date.now();
+    this.#keepalive = setTimeout(() => void this.#keepaliveCheck(), Math.max(0, due) + 1);
+    this.#keepalive.unref?.();
+  }
+
+  /** Quiet for a ping interval (or suspected): ping; no answer within the pong timeout means dead. */
+  async #keepaliveCheck(): Promise<void> {
+    if (this.#closed) return;
+    if (!this.#suspect && Date.now() - this.#heardAt < this.#opts.pingIntervalMs) return this.#armKeepalive();
+    clearTimeout(this.#keepalive);
+    const alive = await this.probe(this.#opts.pongTimeoutMs);
+    if (this.#closed) return;
+    if (alive) this.#armKeepalive();
+    else this.failSilent(`socket answered no ping within ${this.#opts.pongTimeoutMs} ms`);
   }
 
   #clearWatchdog(): void {
