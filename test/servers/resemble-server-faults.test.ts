@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { startResembleServer } from './resemble-server.js';
-import { jsonFrames, pcm, request, resembleFixture, roundTrip } from './resemble/fixture.js';
+import { audioFrames, jsonFrames, pcm, request, resembleFixture, roundTrip } from './resemble/fixture.js';
 import { jsonAudio, RawClient, withTimeout } from './resemble/raw-client.js';
 import { settledWithin } from '../helpers/async.js';
 
@@ -80,6 +80,66 @@ describe('Resemble server: injected faults', () => {
     ]);
     expect(jsonAudio(client.frames, 1).equals(pcm('this one fails').subarray(0, 100))).toBe(true);
     expect(jsonAudio(client.frames, 2).equals(pcm('this one works'))).toBe(true);
+  });
+
+  it('reject: refuses the request on arrival, ahead of the queue, optionally without request_id or status_code', async () => {
+    await fx.start({
+      realTimeFactor: 1,
+      fault: (req) =>
+        req.requestId === 2
+          ? { kind: 'reject', withRequestId: false }
+          : req.requestId === 3
+            ? { kind: 'reject', errorName: 'Odd', statusCode: null, message: 'no status' }
+            : undefined,
+    });
+    const client = await fx.connect();
+    client.send(request(1, 'the request ahead streams in real time'));
+    client.send(request(2, 'refused without an id'));
+    client.send(request(3, 'refused without a status'));
+    client.send(request(4, 'served after the first'));
+    await client.audioEnd(4);
+    const sequence = jsonFrames(client.frames).filter((v) => v.type !== 'audio');
+    expect(sequence).toEqual([
+      { type: 'error', success: false, error_name: 'BadJSON', message: 'Injected server fault', status_code: 400 },
+      { type: 'error', success: false, error_name: 'Odd', message: 'no status', request_id: 3 },
+      { type: 'audio_end', request_id: 1 },
+      { type: 'audio_end', request_id: 4 },
+    ]);
+    expect(audioFrames(client.frames, 2)).toEqual([]);
+    expect(jsonAudio(client.frames, 4).equals(pcm('served after the first'))).toBe(true);
+  });
+
+  it('availableModels: a model the voice lacks gets DBCacheError tied to the request; [] refuses every request', async () => {
+    await fx.start({ availableModels: ['chatterbox'] });
+    const client = await fx.connect();
+    client.send(request(1, 'wrong model', { model: 'chatterbox-turbo' }));
+    client.send(request(2, 'right model', { model: 'chatterbox' }));
+    await client.audioEnd(2);
+    expect(jsonFrames(client.frames).find((v) => v.type === 'error')).toEqual({
+      type: 'error',
+      success: false,
+      error_name: 'DBCacheError',
+      message: 'chatterbox-turbo is not available for this voice',
+      status_code: 500,
+      error_params: { explanation: 'chatterbox-turbo is not available for this voice' },
+      request_id: 1,
+    });
+    fx.server().setOptions({ availableModels: [], modelUnavailableStatus: null });
+    client.send(request(3, 'no model at all'));
+    const refused = await client.json((v) => v.request_id === 3);
+    expect(refused).toMatchObject({ error_name: 'DBCacheError', message: 'default is not available for this voice' });
+    expect(refused).not.toHaveProperty('status_code');
+    expect(fx.server().rejected.map((r) => [r.requestId, r.errorName])).toEqual([[1, 'DBCacheError'], [3, 'DBCacheError']]);
+  });
+
+  it('streamingPlan false: every request gets Unauthorized 401 tied to it, and the socket stays open', async () => {
+    await fx.start({ streamingPlan: false });
+    const client = await fx.connect();
+    client.send(request(1, 'not on this plan'));
+    expect(await client.json((v) => v.request_id === 1)).toMatchObject({ type: 'error', error_name: 'Unauthorized', status_code: 401 });
+    await roundTrip(client);
+    expect(client.ws.readyState).toBe(client.ws.OPEN);
+    expect(fx.server().received).toEqual([]);
   });
 
   it('close-mid-request: closes normally after exactly afterBytes', async () => {

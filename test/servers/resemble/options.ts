@@ -5,20 +5,30 @@
 
 /** A fault injected into one request, chosen by `ResembleServerOptions.fault`. */
 export interface ResembleFault {
-  kind: 'error-frame' | 'close-mid-request' | 'terminate-mid-request' | 'no-audio-end' | 'stall';
+  /**
+   * `reject`: the request is refused with an error frame the moment it arrives (as the service
+   * refuses a request it cannot take: before the requests queued ahead of it, with no audio);
+   * `error-frame`: an error instead of the rest of the audio, once the request is being answered.
+   */
+  kind: 'reject' | 'error-frame' | 'close-mid-request' | 'terminate-mid-request' | 'no-audio-end' | 'stall';
   /**
    * Audio bytes (WAV header included, when one is sent) delivered before the fault strikes; a frame
    * straddling the point is cut there. Capped at the request's audio length, so `Infinity` means
-   * "after all audio, before `audio_end`". Honoured by every kind, error-frame included.
+   * "after all audio, before `audio_end`". Honoured by every kind but `reject`.
    * @defaultValue 0
    */
   afterBytes?: number;
-  /** error-frame only. @defaultValue 500 */
-  statusCode?: number;
-  /** error-frame only. @defaultValue 'ServerError' */
+  /** error-frame and reject; `null` leaves `status_code` out. @defaultValue 500 (reject: 400) */
+  statusCode?: number | null;
+  /** error-frame and reject. @defaultValue 'ServerError' (reject: 'BadJSON') */
   errorName?: string;
-  /** error-frame only. @defaultValue 'Injected server fault' */
+  /** error-frame and reject. @defaultValue 'Injected server fault' */
   message?: string;
+  /**
+   * error-frame and reject: whether the frame carries the request's `request_id` (the documented
+   * `BadJSON` example has none). @defaultValue true
+   */
+  withRequestId?: boolean;
   /** stall only: pause length, after which the request resumes and ends normally. @defaultValue Infinity (never resumes) */
   stallMs?: number;
   /** close-mid-request only: close code of the (normal, handshaked) close. @defaultValue 1011 */
@@ -113,6 +123,22 @@ export interface ResembleServerOptions {
   errorNames?: Partial<ResembleErrorNames>;
   /** Rate used when a request omits `sample_rate` (UNCONFIRMED upstream). @defaultValue 48000 */
   defaultSampleRate?: number;
+  /**
+   * Models the voices can use. A request whose `model` is not listed (one without `model` counts
+   * as `"default"`) is refused at once, as a field report saw it live (docs/providers.md A.8):
+   * `DBCacheError` "<model> is not available for this voice", tied to the request, socket kept.
+   * `[]` refuses every request, which is what that report saw on an account whose plan lacked
+   * WebSocket model access. Undefined accepts any model.
+   */
+  availableModels?: string[];
+  /** `status_code` of that refusal (the report gives none); `null` leaves it out. @defaultValue 500 */
+  modelUnavailableStatus?: number | null;
+  /**
+   * false: the account's plan lacks WebSocket streaming, and every request is refused at once with
+   * `Unauthorized` 401, tied to the request (the docs: such plans "receive Unauthorized
+   * responses"). @defaultValue true
+   */
+  streamingPlan?: boolean;
 }
 
 export const RESEMBLE_SERVER_DEFAULTS: ResembleServerOptions = {

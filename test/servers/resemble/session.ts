@@ -34,6 +34,16 @@ interface Job {
   fault: ResembleFault | undefined;
 }
 
+/** The error frame of an injected `reject` or `error-frame` fault. */
+function faultFrame(fault: ResembleFault, defaults: { statusCode: number; errorName: string }, requestId: number): string {
+  return errorFrame({
+    errorName: fault.errorName ?? defaults.errorName,
+    statusCode: fault.statusCode === undefined ? defaults.statusCode : fault.statusCode,
+    message: fault.message ?? 'Injected server fault',
+    requestId: fault.withRequestId === false ? undefined : requestId,
+  });
+}
+
 function toBuffer(data: RawData): Buffer {
   if (Buffer.isBuffer(data)) return data;
   if (Array.isArray(data)) return Buffer.concat(data);
@@ -117,6 +127,9 @@ export class ResembleSession {
       voices: options.voices,
       defaultSampleRate: options.defaultSampleRate ?? 48000,
       errorNames: { ...DEFAULT_ERROR_NAMES, ...options.errorNames },
+      availableModels: options.availableModels,
+      modelUnavailableStatus: options.modelUnavailableStatus === undefined ? 500 : options.modelUnavailableStatus,
+      streamingPlan: options.streamingPlan ?? true,
     });
     if (!result.ok) {
       const { payload, requestId, errorName } = result;
@@ -132,6 +145,10 @@ export class ResembleSession {
     };
     const index = this.#host.accept(request);
     const job: Job = { spec: result.spec, request, index, options, fault: options.fault?.(request, index) };
+    if (job.fault?.kind === 'reject') {
+      this.#send(faultFrame(job.fault, { statusCode: 400, errorName: 'BadJSON' }, job.spec.requestId));
+      return;
+    }
     if (options.interleave) {
       void this.#stream(job);
     } else {
@@ -190,15 +207,9 @@ export class ResembleSession {
     switch (fault?.kind) {
       case undefined:
         break;
+      case 'reject': // answered on arrival, never queued
       case 'error-frame':
-        this.#send(
-          errorFrame({
-            errorName: fault.errorName ?? 'ServerError',
-            statusCode: fault.statusCode ?? 500,
-            message: fault.message ?? 'Injected server fault',
-            requestId: spec.requestId,
-          }),
-        );
+        this.#send(faultFrame(fault, { statusCode: 500, errorName: 'ServerError' }, spec.requestId));
         return;
       case 'no-audio-end':
         return;
