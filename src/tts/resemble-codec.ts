@@ -137,21 +137,45 @@ export class ResembleCodec implements ProviderCodec {
     }
   }
 
+  /**
+   * Error frames → APIStatusErrors. Only a status that says so (5xx, 429) is retryable: a frame
+   * without `status_code` is not assumed to be a passing server fault. A frame without
+   * `request_id` (the documented `BadJSON` has none) is tied to no track here; the socket works
+   * out which request it refused.
+   */
   #error(msg: { error_name?: string; message?: string; status_code?: number; request_id?: number | string | null }): ProviderEvent {
-    const status = msg.status_code ?? 500;
+    const status = msg.status_code;
     const name = msg.error_name ?? 'Error';
-    const auth = status === 401 || status === 403 || name === 'ConnectionFailure' || name === 'Unauthorized';
-    const message = auth
-      ? `Resemble rejected the connection (${name} ${status}): check RESEMBLE_API_KEY and that the plan includes WebSocket streaming`
-      : `Resemble error ${name} (${status}): ${msg.message ?? 'no message'}`;
-    const error = new APIStatusError({
-      message,
-      options: { statusCode: status, retryable: !auth && (status >= 500 || status === 429) },
-    });
+    const shown = `${name} ${status ?? '(no status)'}`;
     const track = msg.request_id === undefined || msg.request_id === null ? undefined : String(msg.request_id);
-    return { type: 'error', track, error, closesSocket: auth };
+    const fail = (message: string, retryable: boolean, closesSocket = false): ProviderEvent => ({
+      type: 'error',
+      track,
+      error: new APIStatusError({ message, options: { statusCode: status ?? -1, retryable } }),
+      closesSocket,
+    });
+    if (status === 401 || status === 403 || name === 'ConnectionFailure' || name === 'Unauthorized') {
+      // A bad key, or a plan without WebSocket streaming ("Unauthorized responses", the docs say):
+      // every request would fail the same way, so the socket and the pool stop.
+      return fail(`Resemble refused the request (${shown}): check RESEMBLE_API_KEY and that its plan includes WebSocket streaming (Business or higher)`, false, true);
+    }
+    if (name === 'DBCacheError' || MODEL_UNAVAILABLE.test(msg.message ?? '')) {
+      // Seen live for a model the voice lacks, and for every model on an account whose plan lacks
+      // WebSocket model access (docs/providers.md A.8): asking again cannot help.
+      const model = this.#opts.model ? `model "${this.#opts.model}"` : "the voice's default model";
+      return fail(
+        `Resemble cannot use ${model} for voice ${this.#opts.voiceUuid} (${shown}: ${msg.message ?? 'no message'}): ` +
+          'set RESEMBLE_MODEL to a model this voice supports, or leave it unset; if every model fails this way, ' +
+          "the account's plan lacks WebSocket streaming (Business or higher)",
+        false,
+      );
+    }
+    return fail(`Resemble error ${name} (${status ?? 'no status'}): ${msg.message ?? 'no message'}`, status !== undefined && (status >= 500 || status === 429));
   }
 }
+
+/** Resemble's text for a model a voice cannot use (`DBCacheError: <model> is not available for this voice`). */
+const MODEL_UNAVAILABLE = /not available for this voice/i;
 
 type Graphemes = { graph_chars?: string[]; graph_times?: [number, number][] };
 

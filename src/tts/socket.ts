@@ -269,7 +269,7 @@ export class ProviderSocket {
     if (ev.track === undefined) {
       if (ev.type === 'error') {
         if (ev.closesSocket) this.#fail(ev.error);
-        else for (const o of this.#owners()) o.onSocketFailure(ev.error);
+        else this.#unattributed(ev.error);
       }
       return;
     }
@@ -290,6 +290,19 @@ export class ProviderSocket {
     else this.#staleDropped++;
     if (ev.type === 'error' && ev.closesSocket) this.#fail(ev.error);
     if (terminal) this.#maybeIdle();
+    this.#settleUnattributed();
+  }
+
+  /** An error tied to no track: the track table says whose it is (see `TrackTable.unattributed`). */
+  #unattributed(error: APIError): void {
+    const verdict = this.#tracks.unattributed(error);
+    if (verdict === 'all') for (const o of this.#owners()) o.onSocketFailure(error);
+    else if (verdict === 'none') this.#logger.debug({ provider: this.#codec.provider, error: error.message }, 'provider error tied to no outstanding request');
+    else this.#settleUnattributed();
+  }
+
+  #settleUnattributed(): void {
+    for (const [track, error] of this.#tracks.settle()) this.#route({ type: 'error', track, error, closesSocket: false });
   }
 
   #maybeIdle(): void {
