@@ -109,19 +109,32 @@ class InOrderTracks extends TrackTable {
   override settle(): Array<[TrackKey, APIError]> {
     if (this.#suspicions.length === 0) return [];
     const pinned: Array<[TrackKey, APIError]> = [];
-    const taken = new Set<TrackKey>();
-    for (const suspicion of this.#suspicions) {
-      for (const key of suspicion.candidates) {
-        const t = this.entries.get(key);
-        if (!t || t.heardSinceSend || taken.has(key)) suspicion.candidates.delete(key);
-      }
-      if (suspicion.candidates.size !== 1) continue;
-      const [key] = suspicion.candidates;
-      pinned.push([key!, suspicion.error]);
-      taken.add(key!);
+    const pin = (suspicion: { error: APIError; candidates: Set<TrackKey> }, key: TrackKey) => {
+      pinned.push([key, suspicion.error]);
       suspicion.candidates.clear();
+      for (const other of this.#suspicions) other.candidates.delete(key);
+    };
+    for (let changed = true; changed; ) {
+      changed = false;
+      for (const suspicion of this.#suspicions) {
+        for (const key of suspicion.candidates) {
+          const t = this.entries.get(key);
+          if (!t || t.heardSinceSend) suspicion.candidates.delete(key);
+        }
+        if (suspicion.candidates.size === 1) {
+          pin(suspicion, suspicion.candidates.values().next().value!);
+          changed = true;
+        }
+      }
+      this.#suspicions = this.#suspicions.filter((s) => s.candidates.size > 0);
     }
-    this.#suspicions = this.#suspicions.filter((s) => s.candidates.size > 0);
+    // As many suspects left as errors: all were refused. Refusals come in arrival (send) order,
+    // so the n-th error belongs to the n-th of them.
+    const left = [...this.entries.keys()].filter((key) => this.#suspicions.some((s) => s.candidates.has(key)));
+    if (left.length > 0 && left.length === this.#suspicions.length) {
+      this.#suspicions.forEach((suspicion, i) => pinned.push([left[i]!, suspicion.error]));
+      this.#suspicions = [];
+    }
     return pinned;
   }
 
