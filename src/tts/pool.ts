@@ -1,4 +1,5 @@
 import { APIConnectionError, APIError, APITimeoutError, log } from '@livekit/agents';
+import { setTimeout as delay } from 'node:timers/promises';
 import type { ProviderCodec } from './codec.js';
 import type { ConnectionBudget, ConnectionLease } from './connection-budget.js';
 import { type SocketPoolOptions, DEFAULT_POOL_OPTIONS, checkPoolOptions } from './pool-options.js';
@@ -79,7 +80,7 @@ export class SocketPool {
     socket.leases++; // held while probing, so no other turn takes it meanwhile
     if (!socket.heardWithin(this.#opts.aliveWithinMs) && !(await socket.probe(this.#opts.probeTimeoutMs))) {
       socket.leases--;
-      socket = await this.#replaceSilent(socket, signal);
+      socket = await this.#replace(socket, signal, (s) => s.failSilent(`socket answered no ping within ${this.#opts.probeTimeoutMs} ms`));
       socket.leases++;
     }
     socket.lastUsedAt = Date.now();
@@ -146,25 +147,16 @@ export class SocketPool {
   }
 
   /**
-   * A socket that did not answer a turn's probe: fails it as dead (its owners, if any, retry; its
-   * siblings must prove themselves) and opens the replacement on its lease.
+   * Opens a socket on `old`'s lease and retires `old` (closed by default). Used for a socket that
+   * only drains stale requests, and for one that did not answer a turn's probe (failed as dead:
+   * its owners, if any, retry, and its siblings must prove themselves).
    */
-  #replaceSilent(silent: ProviderSocket, signal?: AbortSignal): Promise<ProviderSocket> {
-    const lease = this.#leases.get(silent);
-    this.#leases.delete(silent);
-    // Started before the failure, so the close does not also start a background reconnect.
-    const replacement = this.#open(signal, lease ?? 'wait');
-    silent.failSilent(`socket answered no ping within ${this.#opts.probeTimeoutMs} ms`);
-    return replacement;
-  }
-
-  /** Closes a socket that only drains stale requests and opens its replacement on the same lease. */
-  #replace(draining: ProviderSocket, signal?: AbortSignal): Promise<ProviderSocket> {
-    const lease = this.#leases.get(draining);
-    this.#leases.delete(draining);
+  #replace(old: ProviderSocket, signal?: AbortSignal, retire = (s: ProviderSocket) => s.close()): Promise<ProviderSocket> {
+    const lease = this.#leases.get(old);
+    this.#leases.delete(old);
     // Started before the close, so the close does not also start a background reconnect.
     const replacement = this.#open(signal, lease ?? 'wait');
-    draining.close();
+    retire(old);
     return replacement;
   }
 
@@ -238,7 +230,12 @@ export class SocketPool {
     const attempt = (async () => {
       // Counted as connecting from the start (backoff and budget wait included), so the cap holds meanwhile.
       const wait = this.#nextAttemptAt - Date.now();
-      if (wait > 0) await sleep(wait, signal);
+      // A backoff wait never keeps the process alive; an abort ends it as a non-retryable error.
+      if (wait > 0) {
+        await delay(wait, undefined, { signal, ref: false }).catch(() => {
+          throw new APIConnectionError({ message: 'aborted', options: { retryable: false } });
+        });
+      }
       const held = typeof lease === 'object' ? lease : await this.#takeLease(lease, signal);
       try {
         const ws = await this.#codec.connect(signal);
@@ -408,15 +405,3 @@ const BUDGET_REPORT_INTERVAL_MS = 30_000;
 
 /** A socket closed sooner than this after opening counts as a failed connect (backoff applies). */
 const SHORT_LIVED_MS = 1_000;
-
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(new APIConnectionError({ message: 'aborted', options: { retryable: false } }));
-    const t = setTimeout(resolve, ms);
-    t.unref?.(); // a backoff wait must not keep the process alive
-    signal?.addEventListener('abort', () => {
-      clearTimeout(t);
-      reject(new APIConnectionError({ message: 'aborted', options: { retryable: false } }));
-    }, { once: true });
-  });
-}

@@ -2,17 +2,14 @@ import { APIConnectionError, APITimeoutError, type APIError, log } from '@liveki
 import type { RawData, WebSocket } from 'ws';
 import { type ProviderCodec, type ProviderEvent, type SendChunk, type TrackKey, rawBytes } from './codec.js';
 import { takeEarlyMessages } from './connect.js';
+import { Liveness, type LivenessOptions } from './liveness.js';
 import { type TrackOwner, type TrackTable, trackTableFor } from './track-table.js';
 
 export type { TrackOwner } from './track-table.js';
 
-export interface ProviderSocketOptions {
+export interface ProviderSocketOptions extends LivenessOptions {
   /** A track that makes no progress for this long fails (alone, or with its socket if in order). */
   inactivityTimeoutMs: number;
-  /** Nothing heard for this long: ping (see SocketPoolOptions). */
-  pingIntervalMs: number;
-  /** A ping unanswered (no pong, no message) this long: the socket is dead and fails. */
-  pongTimeoutMs: number;
 }
 
 /** What the socket tells its pool. */
@@ -44,13 +41,7 @@ export class ProviderSocket {
   #closed = false;
   #watchdog: NodeJS.Timeout | null = null;
   #staleDropped = 0;
-  /** Last time anything (a message, a pong, the handshake) proved the peer alive. */
-  #heardAt = Date.now();
-  /** Told to prove itself again (a sibling socket died of silence), whatever it said last. */
-  #suspect = false;
-  #pingOutstanding = false;
-  #probes = new Set<(alive: boolean) => void>();
-  #keepalive: NodeJS.Timeout | undefined;
+  #liveness: Liveness;
   #hooks: SocketHooks;
   #logger = log();
 
@@ -65,8 +56,8 @@ export class ProviderSocket {
     this.#opts = opts;
     this.#tracks = trackTableFor(codec);
     this.#hooks = hooks;
+    this.#liveness = new Liveness(ws, opts, (message) => this.failSilent(message));
     ws.on('message', (data: RawData, isBinary: boolean) => this.#onMessage(data, isBinary));
-    ws.on('pong', () => this.#heard());
     ws.on('close', (code: number) =>
       this.#fail(new APIConnectionError({ message: `${codec.provider} socket closed (code ${code})` })),
     );
@@ -74,7 +65,6 @@ export class ProviderSocket {
       this.#fail(new APIConnectionError({ message: `${codec.provider} socket error: ${err.message}` })),
     );
     for (const [data, isBinary] of takeEarlyMessages(ws)) this.#onMessage(data, isBinary);
-    this.#armKeepalive();
   }
 
   /** A fatal error (e.g. rejected key) seen on this socket, so a new lease can fail fast with it. */
@@ -91,37 +81,17 @@ export class ProviderSocket {
 
   /** Whether the peer proved itself alive (data or a pong) within the last `ms`. */
   heardWithin(ms: number): boolean {
-    return !this.#suspect && Date.now() - this.#heardAt <= ms;
+    return this.#liveness.heardWithin(ms);
   }
 
-  /**
-   * Pings (unless a ping is already out) and resolves true as soon as anything is heard back,
-   * false after `timeoutMs` or when the socket closes. Never closes the socket itself.
-   */
+  /** Pings and resolves whether anything came back within `timeoutMs` (see Liveness.probe). */
   probe(timeoutMs: number): Promise<boolean> {
-    if (!this.isOpen) return Promise.resolve(false);
-    return new Promise((resolve) => {
-      const settle = (alive: boolean) => {
-        clearTimeout(timer);
-        this.#probes.delete(settle);
-        resolve(alive);
-      };
-      const timer = setTimeout(() => settle(false), timeoutMs);
-      timer.unref?.();
-      this.#probes.add(settle);
-      if (this.#pingOutstanding) return;
-      this.#pingOutstanding = true;
-      this.#ws.ping(undefined, undefined, (err) => {
-        if (err) settle(false);
-      });
-    });
+    return this.isOpen ? this.#liveness.probe(timeoutMs) : Promise.resolve(false);
   }
 
   /** The peer must prove itself again before a turn trusts it: ping now. */
   suspect(): void {
-    if (this.#closed) return;
-    this.#suspect = true;
-    void this.#keepaliveCheck();
+    this.#liveness.suspect();
   }
 
   /** Fails the socket as dead (its tracks' owners hear why); the pool replaces it. */
@@ -211,8 +181,7 @@ export class ProviderSocket {
     if (this.#closed) return;
     this.#closed = true;
     this.#clearWatchdog();
-    clearTimeout(this.#keepalive);
-    for (const settle of [...this.#probes]) settle(false);
+    this.#liveness.stop();
     // Streams still speaking on this socket must end, not wait forever (TTS closed, socket discarded).
     const owners = this.#clearTracks();
     const closedError = new APIConnectionError({
@@ -249,7 +218,7 @@ export class ProviderSocket {
   }
 
   #onMessage(data: RawData, isBinary: boolean): void {
-    this.#heard();
+    this.#liveness.heard();
     let events: ProviderEvent[];
     try {
       events = this.#codec.decode(data, isBinary, this.#tracks.head());
@@ -315,37 +284,6 @@ export class ProviderSocket {
     const owners = this.#clearTracks();
     this.close();
     for (const o of owners) o.onSocketFailure(error);
-  }
-
-  #heard(): void {
-    this.#heardAt = Date.now();
-    this.#suspect = false;
-    this.#pingOutstanding = false;
-    for (const settle of [...this.#probes]) settle(true);
-  }
-
-  /**
-   * One timer per socket, due when the peer will have been quiet for a ping interval. It is not
-   * re-armed per message (audio arrives many times a second); when it fires early it re-arms for
-   * the rest.
-   */
-  #armKeepalive(): void {
-    clearTimeout(this.#keepalive);
-    if (this.#closed) return;
-    const due = this.#heardAt + this.#opts.pingIntervalMs - Date.now();
-    this.#keepalive = setTimeout(() => void this.#keepaliveCheck(), Math.max(0, due) + 1);
-    this.#keepalive.unref?.();
-  }
-
-  /** Quiet for a ping interval (or suspected): ping; no answer within the pong timeout means dead. */
-  async #keepaliveCheck(): Promise<void> {
-    if (this.#closed) return;
-    if (!this.#suspect && Date.now() - this.#heardAt < this.#opts.pingIntervalMs) return this.#armKeepalive();
-    clearTimeout(this.#keepalive);
-    const alive = await this.probe(this.#opts.pongTimeoutMs);
-    if (this.#closed) return;
-    if (alive) this.#armKeepalive();
-    else this.failSilent(`socket answered no ping within ${this.#opts.pongTimeoutMs} ms`);
   }
 
   #clearWatchdog(): void {
