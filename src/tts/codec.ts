@@ -17,7 +17,11 @@ export interface TrackTiming {
 
 /** What a codec makes of one server message, per track. */
 export type ProviderEvent =
-  | { type: 'audio'; track: TrackKey; pcm: Buffer; timings?: TrackTiming[] }
+  /**
+   * `sampleRate`: the rate of these bytes, when the provider says it is not the rate asked
+   * (`ProviderCodec.sampleRate`); the playout resamples them to the asked rate.
+   */
+  | { type: 'audio'; track: TrackKey; pcm: Buffer; timings?: TrackTiming[]; sampleRate?: number }
   | { type: 'timings'; track: TrackKey; timings: TrackTiming[] }
   /** The track is complete: nothing more will come for it. */
   | { type: 'end'; track: TrackKey }

@@ -3,6 +3,7 @@ import { AudioFrame } from '@livekit/rtc-node';
 import type { TrackTiming } from './codec.js';
 import { PcmFrameSplitter } from './pcm-frames.js';
 import { Pcm16Reassembler } from './pcm.js';
+import { RateConverter } from './rate-converter.js';
 import type { Segment, Track } from './track.js';
 
 /** The audio side of one track; only OrderedPlayout reads or writes it. */
@@ -18,6 +19,10 @@ interface PlayState {
   segmentOffset: number;
   placed: boolean;
   reassembler: Pcm16Reassembler;
+  /** Only once the provider streamed at another rate than asked: to the asked rate. */
+  converter: RateConverter | undefined;
+  /** The rate the provider last said this track's audio is at. */
+  inputRate: number;
   /** Audio that arrived before it was the track's turn to play. */
   pending: Buffer[];
   pendingTimings: TrackTiming[];
@@ -75,6 +80,8 @@ export class OrderedPlayout {
       segmentOffset: 0,
       placed: false,
       reassembler: new Pcm16Reassembler(),
+      converter: undefined,
+      inputRate: this.#sampleRate,
       pending: [],
       pendingTimings: [],
     });
@@ -84,9 +91,11 @@ export class OrderedPlayout {
     return this.#stateOf(track).ended;
   }
 
-  /** Audio bytes of `track` as the provider sent them. */
-  accept(track: Track, bytes: Buffer): void {
-    const pcm = this.#stateOf(track).reassembler.push(bytes);
+  /** Audio bytes of `track` as the provider sent them, at `sampleRate` (resampled when it is not the TTS's). */
+  accept(track: Track, bytes: Buffer, sampleRate = this.#sampleRate): void {
+    const state = this.#stateOf(track);
+    state.inputRate = sampleRate;
+    const pcm = this.#converted(state, state.reassembler.push(bytes));
     if (pcm.length) this.#acceptSamples(track, pcm);
   }
 
@@ -100,7 +109,11 @@ export class OrderedPlayout {
   /** The provider finished `track`: play on as far as the order allows. */
   ended(track: Track): void {
     const state = this.#stateOf(track);
-    const tail = state.reassembler.end();
+    let tail = this.#converted(state, state.reassembler.end());
+    if (state.converter) {
+      tail = Buffer.concat([tail, state.converter.flush()]);
+      state.converter = undefined;
+    }
     if (tail.length) this.#acceptSamples(track, tail);
     if (state.reassembler.droppedBytes) {
       log().debug({ track: track.key, bytes: state.reassembler.droppedBytes }, 'dropped a dangling PCM byte');
@@ -118,6 +131,8 @@ export class OrderedPlayout {
     state.skip = state.played;
     state.retriedAfterSamples = state.played;
     state.reassembler = new Pcm16Reassembler();
+    state.converter?.close();
+    state.converter = undefined;
     state.pending = [];
     state.pendingTimings = [];
   }
@@ -130,6 +145,7 @@ export class OrderedPlayout {
 
   /** End of stream: a frame still held back goes out as final. */
   flushHeld(): void {
+    this.#closeConverters();
     if (!this.#held) return;
     this.#held.final = true;
     this.#hooks.put(this.#held);
@@ -139,6 +155,22 @@ export class OrderedPlayout {
   /** Interrupted: nothing more is emitted. */
   dropHeld(): void {
     this.#held = undefined;
+    this.#closeConverters();
+  }
+
+  /** Native resamplers of tracks that will not end normally. */
+  #closeConverters(): void {
+    for (const state of this.#state.values()) {
+      state.converter?.close();
+      state.converter = undefined;
+    }
+  }
+
+  /** Whole samples at the track's input rate → at the TTS's rate. */
+  #converted(state: PlayState, pcm: Buffer): Buffer {
+    if (state.inputRate === this.#sampleRate && !state.converter) return pcm;
+    state.converter ??= new RateConverter(this.#sampleRate);
+    return state.converter.push(pcm, state.inputRate);
   }
 
   #stateOf(track: Track): PlayState {

@@ -1,4 +1,4 @@
-import { APIStatusError } from '@livekit/agents';
+import { APIStatusError, log } from '@livekit/agents';
 import type { RawData, WebSocket } from 'ws';
 import { z } from 'zod';
 import { type ProviderCodec, type ProviderEvent, type SendChunk, type TrackKey, type TrackTiming, rawBytes } from './codec.js';
@@ -60,6 +60,7 @@ export class ResembleCodec implements ProviderCodec {
   #nextRequestId = 1;
   #words = new WordAssembler();
   #parse = createMessageParser('resemble', serverMessage);
+  #rateReported = false;
 
   constructor(opts: ResembleCodecOptions) {
     this.#opts = opts;
@@ -121,8 +122,21 @@ export class ResembleCodec implements ProviderCodec {
     switch (msg.type) {
       case 'audio': {
         const track = String(msg.request_id);
+        const rate = this.#servedRate(msg.sample_rate);
+        if (rate instanceof APIStatusError) {
+          this.#words.end(track);
+          return [{ type: 'error', track, error: rate, closesSocket: false }];
+        }
         const timings = this.#words.push(track, msg.audio_timestamps ?? undefined);
-        return [{ type: 'audio', track, pcm: Buffer.from(msg.audio_content, 'base64'), ...(timings.length ? { timings } : {}) }];
+        return [
+          {
+            type: 'audio',
+            track,
+            pcm: Buffer.from(msg.audio_content, 'base64'),
+            ...(timings.length ? { timings } : {}),
+            ...(rate === undefined ? {} : { sampleRate: rate }),
+          },
+        ];
       }
       case 'audio_end': {
         const track = String(msg.request_id);
@@ -135,6 +149,26 @@ export class ResembleCodec implements ProviderCodec {
         return [event];
       }
     }
+  }
+
+  /**
+   * The echoed `sample_rate`, when it is not the rate asked (undefined when it is, or is absent):
+   * that audio is resampled, not played at the wrong speed and pitch. A rate no resampler can take
+   * is an error.
+   */
+  #servedRate(echoed: number | undefined): number | APIStatusError | undefined {
+    if (echoed === undefined || echoed === this.sampleRate) return undefined;
+    if (!Number.isInteger(echoed) || echoed < MIN_SERVED_RATE || echoed > MAX_SERVED_RATE) {
+      return new APIStatusError({
+        message: `Resemble sent audio at sample_rate ${echoed}, which cannot be played or resampled (asked ${this.sampleRate})`,
+        options: { statusCode: -1, retryable: false },
+      });
+    }
+    if (!this.#rateReported) {
+      this.#rateReported = true;
+      log().warn({ asked: this.sampleRate, served: echoed }, 'Resemble streams another sample rate than asked; resampling');
+    }
+    return echoed;
   }
 
   /**
@@ -173,6 +207,10 @@ export class ResembleCodec implements ProviderCodec {
     return fail(`Resemble error ${name} (${status ?? 'no status'}): ${msg.message ?? 'no message'}`, status !== undefined && (status >= 500 || status === 429));
   }
 }
+
+/** Echoed rates the playout will resample from: the telephone band to studio rates. */
+const MIN_SERVED_RATE = 4000;
+const MAX_SERVED_RATE = 192_000;
 
 /** Resemble's text for a model a voice cannot use (`DBCacheError: <model> is not available for this voice`). */
 const MODEL_UNAVAILABLE = /not available for this voice/i;

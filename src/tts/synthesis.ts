@@ -293,7 +293,7 @@ export class Synthesis implements TrackOwner {
           this.#timeline.emit('first_byte', { streamId: this.id, segmentId: track.segment.id, track: track.key, at });
         }
         if (ev.timings) this.#playout.addTimings(track, ev.timings);
-        this.#playout.accept(track, ev.pcm);
+        this.#playout.accept(track, ev.pcm, ev.sampleRate);
         break;
       }
       case 'timings':

@@ -144,6 +144,17 @@ describe('Resemble server: audio formats and metadata', () => {
     expect(body.readInt32LE(4) / 65536).toBe(-tagForText('default'));
   });
 
+  it('serveSampleRate: streams at its own rate whatever was asked, and says so in sample_rate', async () => {
+    await fx.start({ serveSampleRate: 32000 });
+    const client = await fx.connect();
+    client.send(request(1, 'at its own rate'));
+    client.send(request(2, 'with a header', { no_audio_header: false }));
+    await client.audioEnd(2);
+    for (const frame of [...audioFrames(client.frames, 1), ...audioFrames(client.frames, 2)]) expect(frame.sample_rate).toBe(32000);
+    expect(jsonAudio(client.frames, 1).length).toBe(samplesForText('at its own rate', 32000, MS_PER_CHAR) * 2);
+    expect(readWavHeader(jsonAudio(client.frames, 2)).sampleRate).toBe(32000);
+  });
+
   it('encodes PCM_24 and MULAW', async () => {
     await fx.start();
     const client = await fx.connect();

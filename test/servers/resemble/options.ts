@@ -124,6 +124,12 @@ export interface ResembleServerOptions {
   /** Rate used when a request omits `sample_rate` (UNCONFIRMED upstream). @defaultValue 48000 */
   defaultSampleRate?: number;
   /**
+   * Synthesize at this rate, and echo it in each audio frame's `sample_rate` (and a WAV header's),
+   * whatever rate the request asked for: a voice or model that streams at its own rate (UNCONFIRMED
+   * upstream; the echo is what a client can check). Undefined serves the rate asked.
+   */
+  serveSampleRate?: number;
+  /**
    * Models the voices can use. A request whose `model` is not listed (one without `model` counts
    * as `"default"`) is refused at once, as a field report saw it live (docs/providers.md A.8):
    * `DBCacheError` "<model> is not available for this voice", tied to the request, socket kept.

@@ -177,7 +177,8 @@ export class ResembleSession {
   }
 
   async #deliver(job: Job): Promise<void> {
-    const { spec, options, fault } = job;
+    const { options, fault } = job;
+    const spec = options.serveSampleRate ? { ...job.spec, sampleRate: options.serveSampleRate } : job.spec;
     const signal = this.#abort.signal;
     const audio = renderAudio(spec, options.msPerChar);
     const random = randomForRequest(options.seed, job.index);
