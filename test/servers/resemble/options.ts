@@ -2,6 +2,7 @@
  * Knobs of the local Resemble WebSocket server (docs/providers.md A.13). Everything the real service
  * leaves UNCONFIRMED is an option here, so tests can pin the behaviour they rely on.
  */
+import type { BurstPattern } from './pacing.js';
 
 /** A fault injected into one request, chosen by `ResembleServerOptions.fault`. */
 export interface ResembleFault {
@@ -90,8 +91,12 @@ export interface ResembleServerOptions {
   frameBytes: number;
   /** Probability that a frame is cut to a random odd length below `frameBytes` (seeded). @defaultValue 0 */
   oddFrameProbability: number;
-  /** Release frames in groups of `framesPerBurst`, groups at least `gapMs` apart (rtf still applies). */
-  burst?: { framesPerBurst: number; gapMs: number };
+  /**
+   * Bursty delivery (rtf still applies): frames in groups of `framesPerBurst`, groups at least
+   * `gapMs` apart; or `audioMs` of audio, then `gapMs` of nothing, and so on (Resemble is reported
+   * to deliver in bursts with 300-450 ms gaps; provider-fidelity finding 6).
+   */
+  burst?: BurstPattern;
   /** Stream all queued requests of a connection at once, frames interleaved. @defaultValue false (strict FIFO) */
   interleave: boolean;
   /** Add `audio_timestamps` (request-relative seconds) to JSON audio frames. @defaultValue false */
