@@ -75,6 +75,13 @@ export interface ProviderCodec {
   /** Tracks one stream may have outstanding on a socket at once. */
   readonly maxInFlight: number;
   /**
+   * Audio (ms) to gather before a stream's first frame goes out, for a provider that delivers in
+   * bursts: the cushion its gaps eat into (playout.ts, start-buffer.ts). The TTS option
+   * `startBufferMs` overrides it.
+   * @defaultValue 0 (smooth delivery: every frame goes out as soon as it is whole)
+   */
+  readonly startBufferMs?: number;
+  /**
    * Whether `text` may be the first text of a track. Text that may not waits and goes out in
    * front of the next text that may (a provider that refuses an opening without words).
    * @defaultValue any text may open a track

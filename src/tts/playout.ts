@@ -4,6 +4,7 @@ import type { TrackTiming } from './codec.js';
 import { PcmFrameSplitter } from './pcm-frames.js';
 import { Pcm16Reassembler } from './pcm.js';
 import { RateConverter } from './rate-converter.js';
+import { StartBuffer } from './start-buffer.js';
 import type { Segment, Track } from './track.js';
 
 /** The audio side of one track; only OrderedPlayout reads or writes it. */
@@ -52,13 +53,19 @@ export class OrderedPlayout {
   #sampleRate: number;
   #bytes: PcmFrameSplitter;
   #hooks: PlayoutHooks;
+  #start: StartBuffer;
   #held: tts.SynthesizedAudio | undefined;
   #carryTimed: TimedString[] = [];
 
-  constructor(sampleRate: number, frameSamples: number, hooks: PlayoutHooks) {
+  /**
+   * `startBufferMs`: audio to gather before the stream's first frame goes out (see StartBuffer);
+   * 0 sends each frame as soon as it is whole.
+   */
+  constructor(sampleRate: number, frameSamples: number, hooks: PlayoutHooks, opts: { startBufferMs?: number } = {}) {
     this.#sampleRate = sampleRate;
     this.#bytes = new PcmFrameSplitter(sampleRate, 1, frameSamples);
     this.#hooks = hooks;
+    this.#start = new StartBuffer(opts.startBufferMs ?? 0, (audio) => hooks.put(audio));
   }
 
   /** Index in `order` of the track now playing (`order.length` when all have played). */
@@ -146,15 +153,18 @@ export class OrderedPlayout {
   /** End of stream: a frame still held back goes out as final. */
   flushHeld(): void {
     this.#closeConverters();
-    if (!this.#held) return;
-    this.#held.final = true;
-    this.#hooks.put(this.#held);
-    this.#held = undefined;
+    if (this.#held) {
+      this.#held.final = true;
+      this.#start.put(this.#held);
+      this.#held = undefined;
+    }
+    this.#start.release();
   }
 
   /** Interrupted: nothing more is emitted. */
   dropHeld(): void {
     this.#held = undefined;
+    this.#start.drop();
     this.#closeConverters();
   }
 
@@ -245,7 +255,7 @@ export class OrderedPlayout {
     final.final = true;
     const late = this.#carryTimed.splice(0);
     if (late.length) final.timedTranscripts = [...(final.timedTranscripts ?? []), ...late];
-    if (segment.tracks.length > 0) this.#hooks.put(final);
+    if (segment.tracks.length > 0) this.#start.put(final);
   }
 
   #play(track: Track, pcm: Buffer): void {
@@ -265,11 +275,11 @@ export class OrderedPlayout {
     const segment = track.segment;
     const maybeLast = segment.closed && segment.tracks[segment.tracks.length - 1] === track;
     if (this.#held) {
-      this.#hooks.put(this.#held);
+      this.#start.put(this.#held);
       this.#held = undefined;
     }
     if (maybeLast) this.#held = audio;
-    else this.#hooks.put(audio);
+    else this.#start.put(audio);
   }
 
   #takeTimings(track: Track): TimedString[] {

@@ -8,6 +8,16 @@ import { createMessageParser } from './message-parser.js';
 /** Resemble refuses a request whose `data` is longer than this. */
 export const RESEMBLE_MAX_REQUEST_CHARS = 3000;
 
+/**
+ * Audio gathered before a stream's first frame: Resemble is reported to deliver in bursts with
+ * 300-450 ms gaps (provider-fidelity finding 6). Chosen by `npm run bench:jitter` on the test
+ * server's bursts (N ms of audio then an N ms gap, N = 300 and 450): 600 ms cut the silent ms
+ * inside a 5.8 s reply from 198 to 4 (300 ms gaps) and from 309 to 109 (450 ms gaps), for about
+ * 206 ms more first audio; 450 ms left 9 and 123, and the next step that removes more (1000 ms)
+ * costs about 700 ms. Figures from a loaded 2-core machine.
+ */
+export const RESEMBLE_START_BUFFER_MS = 600;
+
 const timestampsSchema = z.object({
   graph_chars: z.array(z.string()),
   graph_times: z.array(z.tuple([z.number(), z.number()])),
@@ -54,6 +64,7 @@ export class ResembleCodec implements ProviderCodec {
   readonly ordering = 'in-order' as const;
   readonly tracks = 'request' as const;
   readonly maxRequestChars = RESEMBLE_MAX_REQUEST_CHARS;
+  readonly startBufferMs = RESEMBLE_START_BUFFER_MS;
   readonly sampleRate: number;
   readonly maxInFlight: number;
   #opts: ResembleCodecOptions;

@@ -73,6 +73,7 @@ export class Synthesis implements TrackOwner {
     this.#chunker = createChunker(p.opts.chunking);
     this.#tracks = new TrackBook(() => p.codec.newTrack());
     const rate = p.codec.sampleRate;
+    const startBufferMs = p.opts.startBufferMs ?? p.codec.startBufferMs ?? 0;
     this.#playout = new OrderedPlayout(rate, Math.round((rate * p.opts.frameMs) / 1000), {
       put: (audio) => this.#put(audio),
       trackDone: (track, startSample, endSample) =>
@@ -86,7 +87,7 @@ export class Synthesis implements TrackOwner {
           sampleRate: rate,
           at: now(),
         }),
-    });
+    }, { startBufferMs });
     this.#open = this.#newSegment();
   }
 
