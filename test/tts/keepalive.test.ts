@@ -55,8 +55,9 @@ describe.each(['resemble', 'cartesia'] as const)('%s keepalive', (name) => {
   };
 
   it('pings find a pooled socket that went silent and replace it before the next turn', async () => {
-    // The watchdog is long: a turn sent on the silent socket would show as a retry.
-    const retries = await setup({ pingIntervalMs: 40, pongTimeoutMs: 80, inactivityTimeoutMs: 1500 });
+    // The watchdog is long: a turn sent on the silent socket would show as a retry. The pong
+    // timeout leaves a loaded machine room, so a live socket is never taken for a dead one.
+    const retries = await setup({ pingIntervalMs: 50, pongTimeoutMs: 400, inactivityTimeoutMs: 1500 });
     await engine!.prewarm();
     const before = fx.server.connectionsOpened;
     expect(fx.server.goSilent()).toBe(1);
@@ -82,7 +83,7 @@ describe.each(['resemble', 'cartesia'] as const)('%s keepalive', (name) => {
   });
 
   it('a live idle socket answers its pings and is kept: no reconnect, no probe cost', async () => {
-    const retries = await setup({ pingIntervalMs: 20, pongTimeoutMs: 500, aliveWithinMs: 200, probeTimeoutMs: 100 });
+    const retries = await setup({ pingIntervalMs: 20, pongTimeoutMs: 1000, aliveWithinMs: 200, probeTimeoutMs: 1000 });
     await engine!.prewarm();
     await sleep(300); // fifteen ping intervals
     expect(fx.server.connectionsOpened).toBe(1);
@@ -104,7 +105,7 @@ describe('resemble keepalive with two pooled sockets', () => {
 
   it('after a socket times out, its silent sibling must prove itself before carrying the retry', async () => {
     fx = await fixtures.resemble({ realTimeFactor: 0.5, msPerChar: 10, frameBytes: 640 });
-    engine = fx.make({ pool: { pingIntervalMs: 60_000, pongTimeoutMs: 60_000, probeTimeoutMs: 100, inactivityTimeoutMs: 300 } });
+    engine = fx.make({ pool: { pingIntervalMs: 60_000, pongTimeoutMs: 60_000, probeTimeoutMs: 100, inactivityTimeoutMs: 600 } });
     const retries: string[] = [];
     engine.timeline.on('retry', (e) => retries.push(e.error));
     await engine.prewarm();
