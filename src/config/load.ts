@@ -158,6 +158,7 @@ function buildConfig(env: ParsedEnv, provider: TtsProvider): AppConfig {
       localPort: env.LOCAL_VOICE_PORT ?? d.localPort,
       normalize: (env.TTS_NORMALIZE ?? 'on') === 'on',
       resembleSsml: env.RESEMBLE_SSML === 'on',
+      startBufferMs: env.TTS_START_BUFFER_MS,
       connections: { maxPerKey: env.TTS_MAX_SOCKETS_PER_KEY ?? d.maxSocketsPerKey, leaseSocket: env.TTS_LEASE_SOCKET },
     },
     chunking: { policy: env.CHUNK_POLICY ?? d.chunkPolicy, adaptive: env.CHUNK_ADAPTIVE === 'on' },

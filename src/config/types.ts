@@ -58,6 +58,8 @@ export interface AppConfig {
     normalize: boolean;
     /** Send SSML to Resemble (LLM markup escaped). */
     resembleSsml: boolean;
+    /** Audio (ms) gathered before a reply's first frame plays; unset: the provider's own (src/tts/start-buffer.ts). */
+    startBufferMs?: number;
     /**
      * `maxPerKey`: provider sockets all job processes of one worker may hold per API key.
      * `leaseSocket`: where the worker's budget service listens (set for job processes only).

@@ -55,6 +55,7 @@ export const ENV_SCHEMA = z.object({
   // Tuning
   TTS_NORMALIZE: onOff(),
   RESEMBLE_SSML: onOff(),
+  TTS_START_BUFFER_MS: wholeNumber(0, 2000, 'milliseconds'),
   CHUNK_POLICY: choice(CHUNK_POLICIES),
   CHUNK_ADAPTIVE: onOff(),
   ACK_MODE: choice(['off', 'early', 'always', 'slow'] as const),

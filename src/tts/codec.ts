@@ -17,7 +17,11 @@ export interface TrackTiming {
 
 /** What a codec makes of one server message, per track. */
 export type ProviderEvent =
-  | { type: 'audio'; track: TrackKey; pcm: Buffer; timings?: TrackTiming[] }
+  /**
+   * `sampleRate`: the rate of these bytes, when the provider says it is not the rate asked
+   * (`ProviderCodec.sampleRate`); the playout resamples them to the asked rate.
+   */
+  | { type: 'audio'; track: TrackKey; pcm: Buffer; timings?: TrackTiming[]; sampleRate?: number }
   | { type: 'timings'; track: TrackKey; timings: TrackTiming[] }
   /** The track is complete: nothing more will come for it. */
   | { type: 'end'; track: TrackKey }
@@ -75,6 +79,13 @@ export interface ProviderCodec {
   readonly maxRequestChars: number;
   /** Tracks one stream may have outstanding on a socket at once. */
   readonly maxInFlight: number;
+  /**
+   * Audio (ms) to gather before a stream's first frame goes out, for a provider that delivers in
+   * bursts: the cushion its gaps eat into (playout.ts, start-buffer.ts). The TTS option
+   * `startBufferMs` overrides it.
+   * @defaultValue 0 (smooth delivery: every frame goes out as soon as it is whole)
+   */
+  readonly startBufferMs?: number;
   /**
    * Whether `text` may be the first text of a track. Text that may not waits and goes out in
    * front of the next text that may (a provider that refuses an opening without words).

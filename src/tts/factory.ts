@@ -33,6 +33,7 @@ export async function createTTS(config: AppConfig): Promise<CreatedTTS> {
   const chunking = { policy: config.chunking.policy, adaptive: config.chunking.adaptive };
   const speech = config.tts.normalize ? {} : (false as const);
   const sampleRate = config.tts.sampleRate;
+  const startBufferMs = config.tts.startBufferMs;
   switch (config.tts.provider) {
     case 'resemble': {
       const r = config.tts.resemble;
@@ -44,6 +45,7 @@ export async function createTTS(config: AppConfig): Promise<CreatedTTS> {
         chunking,
         speech,
         ssml: config.tts.resembleSsml,
+        startBufferMs,
         connectionBudget: workerBudget(config, 'resemble', r.apiKey),
         ...(sampleRate ? { sampleRate } : {}),
         ...(r.baseURL ? { baseURL: r.baseURL } : {}),
@@ -59,6 +61,7 @@ export async function createTTS(config: AppConfig): Promise<CreatedTTS> {
         language: c.language,
         wordTimestamps: c.wordTimestamps,
         chunking,
+        startBufferMs,
         connectionBudget: workerBudget(config, 'cartesia', c.apiKey),
         speech,
         ...(sampleRate ? { sampleRate } : {}),
@@ -81,6 +84,8 @@ export async function createTTS(config: AppConfig): Promise<CreatedTTS> {
           sampleRate: sampleRate ?? LOCAL_DEFAULT_SAMPLE_RATE,
           chunking,
           speech,
+          // It speaks Resemble's protocol but streams smoothly over loopback: no buffer unless asked.
+          startBufferMs: startBufferMs ?? 0,
         });
         return {
           tts: engine,

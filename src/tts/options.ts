@@ -28,6 +28,12 @@ export interface FirstwordTTSOptions {
   wordTimestamps: boolean;
   /** Audio frame length handed to LiveKit, in ms. Short frames mean earlier first audio. @defaultValue 20 */
   frameMs: number;
+  /**
+   * Audio (ms, 0-2000) gathered before a stream's first frame plays, so a provider's delivery gaps
+   * do not reach the listener; costs up to that much first audio. 0 turns it off.
+   * @defaultValue the provider's own (`ProviderCodec.startBufferMs`: Resemble's bursts get one, Cartesia none)
+   */
+  startBufferMs?: number;
   /** Spoken-form normalization of numbers, dates and aliases (Korean/English); `false` disables it. @defaultValue {} */
   speech: SpeechOptions | false;
   /** Custom text preparation; overrides `speech` (and SSML where the provider has it). */
@@ -55,10 +61,15 @@ export const FIRSTWORD_TTS_DEFAULTS = {
   pool: {},
 } satisfies Partial<FirstwordTTSOptions>;
 
+/** A longer start buffer is a first-audio delay no burst pattern justifies. */
+export const MAX_START_BUFFER_MS = 2000;
+
 /** What the shared driver takes from those options. */
 export interface DriverOptions {
   chunking: TTSChunkingOptions;
   frameMs: number;
+  /** Overrides the codec's `startBufferMs`. */
+  startBufferMs?: number;
   /** Turns a chunk's display text into what the provider should read (e.g. number reading). */
   prepareText?: (text: string) => string;
 }
@@ -86,6 +97,10 @@ export function checkSharedOptions(facts: ProviderFacts, opts: FirstwordTTSOptio
     throw new Error(`frameMs must be between 1 and 1000 (got ${String(opts.frameMs)})`);
   }
   checkTimerMs('connectTimeoutMs', opts.connectTimeoutMs);
+  const hold = opts.startBufferMs;
+  if (hold !== undefined && (typeof hold !== 'number' || !Number.isFinite(hold) || hold < 0 || hold > MAX_START_BUFFER_MS)) {
+    throw new Error(`startBufferMs must be between 0 and ${MAX_START_BUFFER_MS} ms (got ${String(hold)})`);
+  }
   return apiKey;
 }
 
@@ -109,5 +124,5 @@ function speechPreparer(p: { speech: SpeechOptions | false; ssml?: boolean; prep
 }
 
 export function driverOptions(opts: FirstwordTTSOptions & { ssml?: boolean }): DriverOptions {
-  return { chunking: opts.chunking, frameMs: opts.frameMs, prepareText: speechPreparer(opts) };
+  return { chunking: opts.chunking, frameMs: opts.frameMs, startBufferMs: opts.startBufferMs, prepareText: speechPreparer(opts) };
 }

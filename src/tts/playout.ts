@@ -3,6 +3,8 @@ import { AudioFrame } from '@livekit/rtc-node';
 import type { TrackTiming } from './codec.js';
 import { PcmFrameSplitter } from './pcm-frames.js';
 import { Pcm16Reassembler } from './pcm.js';
+import { RateConverter } from './rate-converter.js';
+import { StartBuffer } from './start-buffer.js';
 import type { Segment, Track } from './track.js';
 
 /** The audio side of one track; only OrderedPlayout reads or writes it. */
@@ -22,6 +24,10 @@ interface PlayState {
   segmentOffset: number;
   placed: boolean;
   reassembler: Pcm16Reassembler;
+  /** Only once the provider streamed at another rate than asked: to the asked rate. */
+  converter: RateConverter | undefined;
+  /** The rate the provider last said this track's audio is at. */
+  inputRate: number;
   /** Audio that arrived before it was the track's turn to play. */
   pending: Buffer[];
   pendingTimings: TrackTiming[];
@@ -51,13 +57,19 @@ export class OrderedPlayout {
   #sampleRate: number;
   #bytes: PcmFrameSplitter;
   #hooks: PlayoutHooks;
+  #start: StartBuffer;
   #held: tts.SynthesizedAudio | undefined;
   #carryTimed: TimedString[] = [];
 
-  constructor(sampleRate: number, frameSamples: number, hooks: PlayoutHooks) {
+  /**
+   * `startBufferMs`: audio to gather before the stream's first frame goes out (see StartBuffer);
+   * 0 sends each frame as soon as it is whole.
+   */
+  constructor(sampleRate: number, frameSamples: number, hooks: PlayoutHooks, opts: { startBufferMs?: number } = {}) {
     this.#sampleRate = sampleRate;
     this.#bytes = new PcmFrameSplitter(sampleRate, 1, frameSamples);
     this.#hooks = hooks;
+    this.#start = new StartBuffer(opts.startBufferMs ?? 0, (audio) => hooks.put(audio));
   }
 
   /** Index in `order` of the track now playing (`order.length` when all have played). */
@@ -81,6 +93,8 @@ export class OrderedPlayout {
       segmentOffset: 0,
       placed: false,
       reassembler: new Pcm16Reassembler(),
+      converter: undefined,
+      inputRate: this.#sampleRate,
       pending: [],
       pendingTimings: [],
     });
@@ -90,9 +104,11 @@ export class OrderedPlayout {
     return this.#stateOf(track).ended;
   }
 
-  /** Audio bytes of `track` as the provider sent them. */
-  accept(track: Track, bytes: Buffer): void {
-    const pcm = this.#stateOf(track).reassembler.push(bytes);
+  /** Audio bytes of `track` as the provider sent them, at `sampleRate` (resampled when it is not the TTS's). */
+  accept(track: Track, bytes: Buffer, sampleRate = this.#sampleRate): void {
+    const state = this.#stateOf(track);
+    state.inputRate = sampleRate;
+    const pcm = this.#converted(state, state.reassembler.push(bytes));
     if (pcm.length) this.#acceptSamples(track, pcm);
   }
 
@@ -125,7 +141,11 @@ export class OrderedPlayout {
   /** The provider finished `track`: play on as far as the order allows. */
   ended(track: Track): void {
     const state = this.#stateOf(track);
-    const tail = state.reassembler.end();
+    let tail = this.#converted(state, state.reassembler.end());
+    if (state.converter) {
+      tail = Buffer.concat([tail, state.converter.flush()]);
+      state.converter = undefined;
+    }
     if (tail.length) this.#acceptSamples(track, tail);
     if (state.reassembler.droppedBytes) {
       log().debug({ track: track.key, bytes: state.reassembler.droppedBytes }, 'dropped a dangling PCM byte');
@@ -145,6 +165,8 @@ export class OrderedPlayout {
     state.received = 0;
     state.keyStart = 0;
     state.reassembler = new Pcm16Reassembler();
+    state.converter?.close();
+    state.converter = undefined;
     state.pending = [];
     state.pendingTimings = [];
   }
@@ -157,15 +179,35 @@ export class OrderedPlayout {
 
   /** End of stream: a frame still held back goes out as final. */
   flushHeld(): void {
-    if (!this.#held) return;
-    this.#held.final = true;
-    this.#hooks.put(this.#held);
-    this.#held = undefined;
+    this.#closeConverters();
+    if (this.#held) {
+      this.#held.final = true;
+      this.#start.put(this.#held);
+      this.#held = undefined;
+    }
+    this.#start.release();
   }
 
   /** Interrupted: nothing more is emitted. */
   dropHeld(): void {
     this.#held = undefined;
+    this.#start.drop();
+    this.#closeConverters();
+  }
+
+  /** Native resamplers of tracks that will not end normally. */
+  #closeConverters(): void {
+    for (const state of this.#state.values()) {
+      state.converter?.close();
+      state.converter = undefined;
+    }
+  }
+
+  /** Whole samples at the track's input rate → at the TTS's rate. */
+  #converted(state: PlayState, pcm: Buffer): Buffer {
+    if (state.inputRate === this.#sampleRate && !state.converter) return pcm;
+    state.converter ??= new RateConverter(this.#sampleRate);
+    return state.converter.push(pcm, state.inputRate);
   }
 
   #stateOf(track: Track): PlayState {
@@ -241,7 +283,7 @@ export class OrderedPlayout {
     final.final = true;
     const late = this.#carryTimed.splice(0);
     if (late.length) final.timedTranscripts = [...(final.timedTranscripts ?? []), ...late];
-    if (segment.tracks.length > 0) this.#hooks.put(final);
+    if (segment.tracks.length > 0) this.#start.put(final);
   }
 
   #play(track: Track, pcm: Buffer): void {
@@ -261,11 +303,11 @@ export class OrderedPlayout {
     const segment = track.segment;
     const maybeLast = segment.closed && segment.tracks[segment.tracks.length - 1] === track;
     if (this.#held) {
-      this.#hooks.put(this.#held);
+      this.#start.put(this.#held);
       this.#held = undefined;
     }
     if (maybeLast) this.#held = audio;
-    else this.#hooks.put(audio);
+    else this.#start.put(audio);
   }
 
   #takeTimings(track: Track): TimedString[] {

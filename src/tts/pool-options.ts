@@ -16,6 +16,22 @@ export interface SocketPoolOptions {
   /** Sockets older than this are replaced before use, so one call cannot pin a socket forever. */
   maxAgeMs: number;
   inactivityTimeoutMs: number;
+  /**
+   * A socket nothing was heard on (no message, no pong) for this long is pinged, busy or idle, so
+   * one that died silently (a NAT timeout, a half-open TCP connection) is found before a turn needs
+   * it.
+   */
+  pingIntervalMs: number;
+  /** A ping with no answer (pong or any message) for this long: the socket is dead and replaced. */
+  pongTimeoutMs: number;
+  /**
+   * A turn takes a socket only if it was heard from within this long. Longer than
+   * `pingIntervalMs`, so a live socket answering its pings always qualifies and only a quiet one
+   * is probed.
+   */
+  aliveWithinMs: number;
+  /** How long a turn waits for the pong of a socket it probes before it opens a fresh one instead. */
+  probeTimeoutMs: number;
   /** Reconnect backoff after a failed connect. */
   backoffBaseMs: number;
   backoffMaxMs: number;
@@ -33,6 +49,17 @@ export const DEFAULT_POOL_OPTIONS: SocketPoolOptions = {
   maxIdleMs: 240_000, // Cartesia closes idle sockets at 5 min; refresh before that
   maxAgeMs: 900_000,
   inactivityTimeoutMs: 5_000,
+  // Resemble's own quickstart pings every 5 s (10 s timeout); Cartesia's SDK keeps the websockets
+  // library default (20 s / 20 s). One interval serves both: pings cost a few bytes, and the
+  // sooner a dead socket is found, the fewer turns can meet it.
+  pingIntervalMs: 5_000,
+  // A dead socket is gone within interval + timeout (10 s); a turn that comes sooner probes it.
+  pongTimeoutMs: 5_000,
+  // An interval plus room for a late timer and the pong's round trip.
+  aliveWithinMs: 7_500,
+  // Several round trips even across an ocean, yet well below the handshake plus watchdog a dead
+  // socket would cost the turn.
+  probeTimeoutMs: 500,
   backoffBaseMs: 100,
   backoffMaxMs: 5_000,
   budgetWaitMs: 10_000,
@@ -57,6 +84,10 @@ export function checkPoolOptions(o: SocketPoolOptions): void {
     throw new Error(`pool.maxSockets must be a positive integer (got ${String(o.maxSockets)})`);
   }
   checkTimerMs('pool.inactivityTimeoutMs', o.inactivityTimeoutMs);
+  checkTimerMs('pool.pingIntervalMs', o.pingIntervalMs);
+  checkTimerMs('pool.pongTimeoutMs', o.pongTimeoutMs);
+  checkTimerMs('pool.aliveWithinMs', o.aliveWithinMs, 0);
+  checkTimerMs('pool.probeTimeoutMs', o.probeTimeoutMs);
   checkTimerMs('pool.backoffBaseMs', o.backoffBaseMs, 0);
   checkTimerMs('pool.backoffMaxMs', o.backoffMaxMs, 0);
   checkTimerMs('pool.budgetWaitMs', o.budgetWaitMs);

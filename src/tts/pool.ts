@@ -1,4 +1,5 @@
-import { APIConnectionError, APIError, log } from '@livekit/agents';
+import { APIConnectionError, APIError, APITimeoutError, log } from '@livekit/agents';
+import { setTimeout as delay } from 'node:timers/promises';
 import type { ProviderCodec } from './codec.js';
 import type { ConnectionBudget, ConnectionLease } from './connection-budget.js';
 import { type SocketPoolOptions, DEFAULT_POOL_OPTIONS, checkPoolOptions } from './pool-options.js';
@@ -69,9 +70,26 @@ export class SocketPool {
     return this.#prewarming;
   }
 
-  /** Leases a socket for one stream; `release()` it when the stream ends. */
+  /**
+   * Leases a socket for one stream; `release()` it when the stream ends. Only a socket heard from
+   * lately carries a turn: a quiet one is pinged first, and replaced if it does not answer.
+   */
   async acquire(signal?: AbortSignal): Promise<ProviderSocket> {
     if (this.#closed) throw new APIConnectionError({ message: 'TTS is closed', options: { retryable: false } });
+    let socket = await this.#choose(signal);
+    socket.leases++; // held while probing, so no other turn takes it meanwhile
+    if (!socket.heardWithin(this.#opts.aliveWithinMs) && !(await socket.probe(this.#opts.probeTimeoutMs))) {
+      socket.leases--;
+      socket = await this.#replace(socket, signal, (s) => s.failSilent(`socket answered no ping within ${this.#opts.probeTimeoutMs} ms`));
+      socket.leases++;
+    }
+    socket.lastUsedAt = Date.now();
+    this.#topUpSpare();
+    return socket;
+  }
+
+  /** The socket a new stream should use, opening one if that is what it takes. */
+  async #choose(signal?: AbortSignal): Promise<ProviderSocket> {
     this.#evictStale();
     let socket = this.#pickClean();
     if (!socket && this.#codec.ordering === 'multiplexed' && this.#connecting.size > 0) {
@@ -92,11 +110,7 @@ export class SocketPool {
       if (draining) socket = await this.#replace(draining, signal);
     }
     // Otherwise share the least loaded rather than fail the turn.
-    socket ??= this.#pickLeastLoaded() ?? (await this.#open(signal, 'wait'));
-    socket.leases++;
-    socket.lastUsedAt = Date.now();
-    this.#topUpSpare();
-    return socket;
+    return socket ?? this.#pickLeastLoaded() ?? (await this.#open(signal, 'wait'));
   }
 
   release(socket: ProviderSocket): void {
@@ -132,13 +146,17 @@ export class SocketPool {
     }
   }
 
-  /** Closes a socket that only drains stale requests and opens its replacement on the same lease. */
-  #replace(draining: ProviderSocket, signal?: AbortSignal): Promise<ProviderSocket> {
-    const lease = this.#leases.get(draining);
-    this.#leases.delete(draining);
+  /**
+   * Opens a socket on `old`'s lease and retires `old` (closed by default). Used for a socket that
+   * only drains stale requests, and for one that did not answer a turn's probe (failed as dead:
+   * its owners, if any, retry, and its siblings must prove themselves).
+   */
+  #replace(old: ProviderSocket, signal?: AbortSignal, retire = (s: ProviderSocket) => s.close()): Promise<ProviderSocket> {
+    const lease = this.#leases.get(old);
+    this.#leases.delete(old);
     // Started before the close, so the close does not also start a background reconnect.
     const replacement = this.#open(signal, lease ?? 'wait');
-    draining.close();
+    retire(old);
     return replacement;
   }
 
@@ -212,7 +230,12 @@ export class SocketPool {
     const attempt = (async () => {
       // Counted as connecting from the start (backoff and budget wait included), so the cap holds meanwhile.
       const wait = this.#nextAttemptAt - Date.now();
-      if (wait > 0) await sleep(wait, signal);
+      // A backoff wait never keeps the process alive; an abort ends it as a non-retryable error.
+      if (wait > 0) {
+        await delay(wait, undefined, { signal, ref: false }).catch(() => {
+          throw new APIConnectionError({ message: 'aborted', options: { retryable: false } });
+        });
+      }
       const held = typeof lease === 'object' ? lease : await this.#takeLease(lease, signal);
       try {
         const ws = await this.#codec.connect(signal);
@@ -223,7 +246,11 @@ export class SocketPool {
         const socket = new ProviderSocket(
           ws,
           this.#codec,
-          { inactivityTimeoutMs: this.#opts.inactivityTimeoutMs },
+          {
+            inactivityTimeoutMs: this.#opts.inactivityTimeoutMs,
+            pingIntervalMs: this.#opts.pingIntervalMs,
+            pongTimeoutMs: this.#opts.pongTimeoutMs,
+          },
           {
             onIdle: () => {
               // The socket served requests: the provider is healthy, so later reconnects start fresh.
@@ -349,6 +376,9 @@ export class SocketPool {
   #forget(socket: ProviderSocket): void {
     this.#droppedFromClosed += socket.staleEventsDropped;
     this.#sockets.delete(socket);
+    // It died of silence (watchdog or ping): the path to the provider may be dead for its siblings
+    // too, and a retry must not wait out another watchdog on one of them.
+    if (socket.failure instanceof APITimeoutError) for (const s of this.#sockets) s.suspect();
     this.#leases.get(socket)?.release();
     this.#leases.delete(socket);
     if (socket.failure && !socket.failure.retryable) return; // e.g. a rejected key: reconnecting cannot help
@@ -375,15 +405,3 @@ const BUDGET_REPORT_INTERVAL_MS = 30_000;
 
 /** A socket closed sooner than this after opening counts as a failed connect (backoff applies). */
 const SHORT_LIVED_MS = 1_000;
-
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(new APIConnectionError({ message: 'aborted', options: { retryable: false } }));
-    const t = setTimeout(resolve, ms);
-    t.unref?.(); // a backoff wait must not keep the process alive
-    signal?.addEventListener('abort', () => {
-      clearTimeout(t);
-      reject(new APIConnectionError({ message: 'aborted', options: { retryable: false } }));
-    }, { once: true });
-  });
-}

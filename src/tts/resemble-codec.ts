@@ -1,4 +1,4 @@
-import { APIStatusError } from '@livekit/agents';
+import { APIStatusError, log } from '@livekit/agents';
 import type { RawData, WebSocket } from 'ws';
 import { z } from 'zod';
 import { type ProviderCodec, type ProviderEvent, type SendChunk, type TrackKey, type TrackTiming, rawBytes } from './codec.js';
@@ -7,6 +7,16 @@ import { createMessageParser } from './message-parser.js';
 
 /** Resemble refuses a request whose `data` is longer than this. */
 export const RESEMBLE_MAX_REQUEST_CHARS = 3000;
+
+/**
+ * Audio gathered before a stream's first frame: Resemble is reported to deliver in bursts with
+ * 300-450 ms gaps (provider-fidelity finding 6). Chosen by `npm run bench:jitter` on the test
+ * server's bursts (N ms of audio then an N ms gap, N = 300 and 450): 600 ms cut the silent ms
+ * inside a 5.8 s reply from 198 to 4 (300 ms gaps) and from 309 to 109 (450 ms gaps), for about
+ * 206 ms more first audio; 450 ms left 9 and 123, and the next step that removes more (1000 ms)
+ * costs about 700 ms. Figures from a loaded 2-core machine.
+ */
+export const RESEMBLE_START_BUFFER_MS = 600;
 
 const timestampsSchema = z.object({
   graph_chars: z.array(z.string()),
@@ -54,12 +64,14 @@ export class ResembleCodec implements ProviderCodec {
   readonly ordering = 'in-order' as const;
   readonly tracks = 'request' as const;
   readonly maxRequestChars = RESEMBLE_MAX_REQUEST_CHARS;
+  readonly startBufferMs = RESEMBLE_START_BUFFER_MS;
   readonly sampleRate: number;
   readonly maxInFlight: number;
   #opts: ResembleCodecOptions;
   #nextRequestId = 1;
   #words = new WordAssembler();
   #parse = createMessageParser('resemble', serverMessage);
+  #rateReported = false;
 
   constructor(opts: ResembleCodecOptions) {
     this.#opts = opts;
@@ -121,8 +133,21 @@ export class ResembleCodec implements ProviderCodec {
     switch (msg.type) {
       case 'audio': {
         const track = String(msg.request_id);
+        const rate = this.#servedRate(msg.sample_rate);
+        if (rate instanceof APIStatusError) {
+          this.#words.end(track);
+          return [{ type: 'error', track, error: rate, closesSocket: false }];
+        }
         const timings = this.#words.push(track, msg.audio_timestamps ?? undefined);
-        return [{ type: 'audio', track, pcm: Buffer.from(msg.audio_content, 'base64'), ...(timings.length ? { timings } : {}) }];
+        return [
+          {
+            type: 'audio',
+            track,
+            pcm: Buffer.from(msg.audio_content, 'base64'),
+            ...(timings.length ? { timings } : {}),
+            ...(rate === undefined ? {} : { sampleRate: rate }),
+          },
+        ];
       }
       case 'audio_end': {
         const track = String(msg.request_id);
@@ -137,21 +162,69 @@ export class ResembleCodec implements ProviderCodec {
     }
   }
 
+  /**
+   * The echoed `sample_rate`, when it is not the rate asked (undefined when it is, or is absent):
+   * that audio is resampled, not played at the wrong speed and pitch. A rate no resampler can take
+   * is an error.
+   */
+  #servedRate(echoed: number | undefined): number | APIStatusError | undefined {
+    if (echoed === undefined || echoed === this.sampleRate) return undefined;
+    if (!Number.isInteger(echoed) || echoed < MIN_SERVED_RATE || echoed > MAX_SERVED_RATE) {
+      return new APIStatusError({
+        message: `Resemble sent audio at sample_rate ${echoed}, which cannot be played or resampled (asked ${this.sampleRate})`,
+        options: { statusCode: -1, retryable: false },
+      });
+    }
+    if (!this.#rateReported) {
+      this.#rateReported = true;
+      log().warn({ asked: this.sampleRate, served: echoed }, 'Resemble streams another sample rate than asked; resampling');
+    }
+    return echoed;
+  }
+
+  /**
+   * Error frames → APIStatusErrors. Only a status that says so (5xx, 429) is retryable: a frame
+   * without `status_code` is not assumed to be a passing server fault. A frame without
+   * `request_id` (the documented `BadJSON` has none) is tied to no track here; the socket works
+   * out which request it refused.
+   */
   #error(msg: { error_name?: string; message?: string; status_code?: number; request_id?: number | string | null }): ProviderEvent {
-    const status = msg.status_code ?? 500;
+    const status = msg.status_code;
     const name = msg.error_name ?? 'Error';
-    const auth = status === 401 || status === 403 || name === 'ConnectionFailure' || name === 'Unauthorized';
-    const message = auth
-      ? `Resemble rejected the connection (${name} ${status}): check RESEMBLE_API_KEY and that the plan includes WebSocket streaming`
-      : `Resemble error ${name} (${status}): ${msg.message ?? 'no message'}`;
-    const error = new APIStatusError({
-      message,
-      options: { statusCode: status, retryable: !auth && (status >= 500 || status === 429) },
-    });
+    const shown = `${name} ${status ?? '(no status)'}`;
     const track = msg.request_id === undefined || msg.request_id === null ? undefined : String(msg.request_id);
-    return { type: 'error', track, error, closesSocket: auth };
+    const fail = (message: string, retryable: boolean, closesSocket = false): ProviderEvent => ({
+      type: 'error',
+      track,
+      error: new APIStatusError({ message, options: { statusCode: status ?? -1, retryable } }),
+      closesSocket,
+    });
+    if (status === 401 || status === 403 || name === 'ConnectionFailure' || name === 'Unauthorized') {
+      // A bad key, or a plan without WebSocket streaming ("Unauthorized responses", the docs say):
+      // every request would fail the same way, so the socket and the pool stop.
+      return fail(`Resemble refused the request (${shown}): check RESEMBLE_API_KEY and that its plan includes WebSocket streaming (Business or higher)`, false, true);
+    }
+    if (name === 'DBCacheError' || MODEL_UNAVAILABLE.test(msg.message ?? '')) {
+      // Seen live for a model the voice lacks, and for every model on an account whose plan lacks
+      // WebSocket model access (docs/providers.md A.8): asking again cannot help.
+      const model = this.#opts.model ? `model "${this.#opts.model}"` : "the voice's default model";
+      return fail(
+        `Resemble cannot use ${model} for voice ${this.#opts.voiceUuid} (${shown}: ${msg.message ?? 'no message'}): ` +
+          'set RESEMBLE_MODEL to a model this voice supports, or leave it unset; if every model fails this way, ' +
+          "the account's plan lacks WebSocket streaming (Business or higher)",
+        false,
+      );
+    }
+    return fail(`Resemble error ${name} (${status ?? 'no status'}): ${msg.message ?? 'no message'}`, status !== undefined && (status >= 500 || status === 429));
   }
 }
+
+/** Echoed rates the playout will resample from: the telephone band to studio rates. */
+const MIN_SERVED_RATE = 4000;
+const MAX_SERVED_RATE = 192_000;
+
+/** Resemble's text for a model a voice cannot use (`DBCacheError: <model> is not available for this voice`). */
+const MODEL_UNAVAILABLE = /not available for this voice/i;
 
 type Graphemes = { graph_chars?: string[]; graph_times?: [number, number][] };
 

@@ -2,11 +2,12 @@ import { APIConnectionError, APITimeoutError, type APIError, log } from '@liveki
 import type { RawData, WebSocket } from 'ws';
 import { type ProviderCodec, type ProviderEvent, type SendChunk, type TrackKey, rawBytes } from './codec.js';
 import { takeEarlyMessages } from './connect.js';
+import { Liveness, type LivenessOptions } from './liveness.js';
 import { type TrackOwner, type TrackTable, trackTableFor } from './track-table.js';
 
 export type { TrackOwner } from './track-table.js';
 
-export interface ProviderSocketOptions {
+export interface ProviderSocketOptions extends LivenessOptions {
   /** A track that makes no progress for this long fails (alone, or with its socket if in order). */
   inactivityTimeoutMs: number;
 }
@@ -40,6 +41,7 @@ export class ProviderSocket {
   #closed = false;
   #watchdog: NodeJS.Timeout | null = null;
   #staleDropped = 0;
+  #liveness: Liveness;
   #hooks: SocketHooks;
   #logger = log();
 
@@ -54,6 +56,7 @@ export class ProviderSocket {
     this.#opts = opts;
     this.#tracks = trackTableFor(codec);
     this.#hooks = hooks;
+    this.#liveness = new Liveness(ws, opts, (message) => this.failSilent(message));
     ws.on('message', (data: RawData, isBinary: boolean) => this.#onMessage(data, isBinary));
     ws.on('close', (code: number) =>
       this.#fail(new APIConnectionError({ message: `${codec.provider} socket closed (code ${code})` })),
@@ -74,6 +77,26 @@ export class ProviderSocket {
   /** Outstanding tracks, stale ones included. */
   get outstanding(): number {
     return this.#tracks.size;
+  }
+
+  /** Whether the peer proved itself alive (data or a pong) within the last `ms`. */
+  heardWithin(ms: number): boolean {
+    return this.#liveness.heardWithin(ms);
+  }
+
+  /** Pings and resolves whether anything came back within `timeoutMs` (see Liveness.probe). */
+  probe(timeoutMs: number): Promise<boolean> {
+    return this.isOpen ? this.#liveness.probe(timeoutMs) : Promise.resolve(false);
+  }
+
+  /** The peer must prove itself again before a turn trusts it: ping now. */
+  suspect(): void {
+    this.#liveness.suspect();
+  }
+
+  /** Fails the socket as dead (its tracks' owners hear why); the pool replaces it. */
+  failSilent(message: string): void {
+    this.#fail(new APITimeoutError({ message: `${this.#codec.provider} ${message}` }));
   }
 
   /** Tracks whose owner was interrupted but whose audio has not finished arriving. */
@@ -158,6 +181,7 @@ export class ProviderSocket {
     if (this.#closed) return;
     this.#closed = true;
     this.#clearWatchdog();
+    this.#liveness.stop();
     // Streams still speaking on this socket must end, not wait forever (TTS closed, socket discarded).
     const owners = this.#clearTracks();
     const closedError = new APIConnectionError({
@@ -194,6 +218,7 @@ export class ProviderSocket {
   }
 
   #onMessage(data: RawData, isBinary: boolean): void {
+    this.#liveness.heard();
     let events: ProviderEvent[];
     try {
       events = this.#codec.decode(data, isBinary, this.#tracks.head());
@@ -213,7 +238,7 @@ export class ProviderSocket {
     if (ev.track === undefined) {
       if (ev.type === 'error') {
         if (ev.closesSocket) this.#fail(ev.error);
-        else for (const o of this.#owners()) o.onSocketFailure(ev.error);
+        else this.#unattributed(ev.error);
       }
       return;
     }
@@ -234,6 +259,19 @@ export class ProviderSocket {
     else this.#staleDropped++;
     if (ev.type === 'error' && ev.closesSocket) this.#fail(ev.error);
     if (terminal) this.#maybeIdle();
+    this.#settleUnattributed();
+  }
+
+  /** An error tied to no track: the track table says whose it is (see `TrackTable.unattributed`). */
+  #unattributed(error: APIError): void {
+    const verdict = this.#tracks.unattributed(error);
+    if (verdict === 'all') for (const o of this.#owners()) o.onSocketFailure(error);
+    else if (verdict === 'none') this.#logger.debug({ provider: this.#codec.provider, error: error.message }, 'provider error tied to no outstanding request');
+    else this.#settleUnattributed();
+  }
+
+  #settleUnattributed(): void {
+    for (const [track, error] of this.#tracks.settle()) this.#route({ type: 'error', track, error, closesSocket: false });
   }
 
   #maybeIdle(): void {

@@ -76,6 +76,7 @@ export class Synthesis implements TrackOwner {
       (text) => p.codec.canOpenTrack?.(text) ?? true,
     );
     const rate = p.codec.sampleRate;
+    const startBufferMs = p.opts.startBufferMs ?? p.codec.startBufferMs ?? 0;
     this.#playout = new OrderedPlayout(rate, Math.round((rate * p.opts.frameMs) / 1000), {
       put: (audio) => this.#put(audio),
       trackDone: (track, startSample, endSample) =>
@@ -89,7 +90,7 @@ export class Synthesis implements TrackOwner {
           sampleRate: rate,
           at: now(),
         }),
-    });
+    }, { startBufferMs });
     this.#open = this.#newSegment();
   }
 
@@ -296,7 +297,7 @@ export class Synthesis implements TrackOwner {
           this.#timeline.emit('first_byte', { streamId: this.id, segmentId: track.segment.id, track: track.key, at });
         }
         if (ev.timings) this.#playout.addTimings(track, ev.timings);
-        this.#playout.accept(track, ev.pcm);
+        this.#playout.accept(track, ev.pcm, ev.sampleRate);
         break;
       }
       case 'timings':

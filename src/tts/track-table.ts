@@ -72,12 +72,71 @@ export abstract class TrackTable {
   abstract readonly stallFailsSocket: boolean;
   /** Whether a socket with `leases` streams on it can serve one more without making it wait. */
   abstract takesNewStream(leases: number): boolean;
+  /**
+   * An error the provider tied to no track, the socket staying open. `all`: every owner on the
+   * socket hears it now. `pending`: it belongs to one track, which `settle()` names once known.
+   * `none`: no outstanding track can be the one.
+   */
+  abstract unattributed(error: APIError): 'all' | 'pending' | 'none';
+
+  /** Tracks that pending unattributed errors are now pinned on, with those errors. */
+  settle(): Array<[TrackKey, APIError]> {
+    return [];
+  }
 }
 
 /** The provider answers one request after another (Resemble). */
 class InOrderTracks extends TrackTable {
   readonly keepsAbandoned = true;
   readonly stallFailsSocket = true;
+  /** Unattributed errors, each with the tracks it may belong to. */
+  #suspicions: Array<{ error: APIError; candidates: Set<TrackKey> }> = [];
+
+  /**
+   * The provider refuses a request the moment it arrives, before answering the requests queued
+   * ahead of it, and never sends it audio: the refused one is among the tracks still waiting for
+   * their first audio. Neither the queue's head nor the latest send tells which, but the others
+   * will get audio (the provider moves past the refused one), and the last left is the one.
+   */
+  unattributed(error: APIError): 'pending' | 'none' {
+    const candidates = new Set<TrackKey>();
+    for (const [key, t] of this.entries) if (!t.heardSinceSend) candidates.add(key);
+    if (candidates.size === 0) return 'none';
+    this.#suspicions.push({ error, candidates });
+    return 'pending';
+  }
+
+  override settle(): Array<[TrackKey, APIError]> {
+    if (this.#suspicions.length === 0) return [];
+    const pinned: Array<[TrackKey, APIError]> = [];
+    const pin = (suspicion: { error: APIError; candidates: Set<TrackKey> }, key: TrackKey) => {
+      pinned.push([key, suspicion.error]);
+      suspicion.candidates.clear();
+      for (const other of this.#suspicions) other.candidates.delete(key);
+    };
+    for (let changed = true; changed; ) {
+      changed = false;
+      for (const suspicion of this.#suspicions) {
+        for (const key of suspicion.candidates) {
+          const t = this.entries.get(key);
+          if (!t || t.heardSinceSend) suspicion.candidates.delete(key);
+        }
+        if (suspicion.candidates.size === 1) {
+          pin(suspicion, suspicion.candidates.values().next().value!);
+          changed = true;
+        }
+      }
+      this.#suspicions = this.#suspicions.filter((s) => s.candidates.size > 0);
+    }
+    // As many suspects left as errors: all were refused. Refusals come in arrival (send) order,
+    // so the n-th error belongs to the n-th of them.
+    const left = [...this.entries.keys()].filter((key) => this.#suspicions.some((s) => s.candidates.has(key)));
+    if (left.length > 0 && left.length === this.#suspicions.length) {
+      this.#suspicions.forEach((suspicion, i) => pinned.push([left[i]!, suspicion.error]));
+      this.#suspicions = [];
+    }
+    return pinned;
+  }
 
   clockRunsOnSend(key: TrackKey): boolean {
     return this.head() === key;
@@ -118,6 +177,11 @@ class MultiplexedTracks extends TrackTable {
 
   takesNewStream(): boolean {
     return true;
+  }
+
+  /** Tracks run concurrently: nothing narrows down which one an untied error is about. */
+  unattributed(): 'all' {
+    return 'all';
   }
 }
 

@@ -20,6 +20,8 @@ export interface ChaosEngineOptions {
   connOptions: APIConnectOptions;
   /** Resemble only: raw binary audio frames, attributed to the oldest request (one in flight). */
   binaryResponse?: boolean;
+  /** Unset: the provider's default (Resemble holds its first 600 ms). */
+  startBufferMs?: number;
 }
 
 export function chaosEngineOptions(provider: ChaosServer['provider']): ChaosEngineOptions {
@@ -40,9 +42,10 @@ export function makeEngine(server: ChaosServer, o: ChaosEngineOptions): Firstwor
         baseURL: server.baseURL,
         sampleRate: o.sampleRate,
         binaryResponse: o.binaryResponse ?? false,
+        startBufferMs: o.startBufferMs,
         pool,
       })
-    : new CartesiaTTS({ apiKey: 'test-key', voice: 'voice-1', baseURL: server.baseURL, sampleRate: o.sampleRate, pool });
+    : new CartesiaTTS({ apiKey: 'test-key', voice: 'voice-1', baseURL: server.baseURL, sampleRate: o.sampleRate, startBufferMs: o.startBufferMs, pool });
 }
 
 export interface TurnReport {

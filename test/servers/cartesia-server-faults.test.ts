@@ -7,6 +7,7 @@ import {
   type CartesiaServerOptions,
   startCartesiaServer,
 } from './cartesia-server.js';
+import { settledWithin } from '../helpers/async.js';
 import { LEGACY_VERSION, RawCartesiaClient, STRUCTURED_VERSION, TEST_VOICE, expectedRuns, generation, runsOf } from './cartesia/test-client.js';
 
 let server: CartesiaServer | undefined;
@@ -123,6 +124,30 @@ describe('Cartesia server: faults', () => {
     expect((await client.closed()).code).toBe(1006);
     expect((await other.closed()).code).toBe(1006);
     await until(() => server.openConnections() === 0 && server.activeContexts() === 0, 'cleanup');
+  });
+});
+
+describe('Cartesia server: going silent', () => {
+  it('goSilent: open sockets answer nothing, pongs included, and stay open; new sockets are served', async () => {
+    const { server: srv, client } = await setup();
+    client.send(generation('before', 'Before the silence. ', { continue: false }));
+    await client.waitForType('done', 'before');
+    await client.ping();
+    expect(srv.goSilent()).toBe(1);
+    const eventsAtSilence = client.events.length;
+    client.send(generation('after', 'Never answered. ', { continue: false }));
+    const pong = client.ping(1000).then(() => 'pong', () => 'no pong');
+    expect(await settledWithin(pong, 300)).toBeUndefined();
+    expect(client.events.slice(eventsAtSilence)).toEqual([]);
+    expect(srv.openConnections()).toBe(1);
+    expect(srv.goSilent()).toBe(0);
+
+    const fresh = await RawCartesiaClient.connect(srv.url);
+    clients.push(fresh);
+    await fresh.ping();
+    fresh.send(generation('later', 'Served again. ', { continue: false }));
+    await fresh.waitForType('done', 'later');
+    expect(runsOf(fresh.audioOf('later'))).toEqual(expectedRuns(['Served again. '], 24000, 60));
   });
 });
 

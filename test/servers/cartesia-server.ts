@@ -52,6 +52,12 @@ export interface CartesiaServer {
   setOptions(patch: Partial<CartesiaServerOptions>): void;
   /** Abrupt terminate of every socket (client sees 1006) and every in-flight `/tts/bytes` response. */
   dropAllConnections(): void;
+  /**
+   * Every open socket goes silent: it stops answering anything (messages, pings) and sends nothing
+   * more, without closing TCP, as a NAT timeout or a half-open connection looks to the client.
+   * Sockets opened later are served normally. Returns how many went silent.
+   */
+  goSilent(): number;
   close(): Promise<void>;
 }
 
@@ -108,7 +114,8 @@ export async function startCartesiaServer(
   };
   const releaseContext = (key: string): void => contextsPerKey.add(key, -1);
 
-  const wss = new WebSocketServer({ noServer: true, clientTracking: false });
+  // Pongs are the connection's to send, so a silent socket can withhold them.
+  const wss = new WebSocketServer({ noServer: true, clientTracking: false, autoPong: false });
   const handshakeIds = new WeakMap<IncomingMessage, string>();
   wss.on('headers', (headers, req) => {
     headers.push(`X-Request-Id: ${handshakeIds.get(req) ?? newRequestId()}`);
@@ -209,6 +216,15 @@ export async function startCartesiaServer(
       current = { ...current, ...patch };
     },
     dropAllConnections,
+    goSilent: () => {
+      let silenced = 0;
+      for (const connection of connections) {
+        if (connection.silent) continue;
+        connection.silence();
+        silenced++;
+      }
+      return silenced;
+    },
     close: async () => {
       if (closing) return;
       closing = true;

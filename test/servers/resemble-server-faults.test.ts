@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { startResembleServer } from './resemble-server.js';
-import { jsonFrames, pcm, request, resembleFixture, roundTrip } from './resemble/fixture.js';
+import { audioFrames, jsonFrames, pcm, request, resembleFixture, roundTrip } from './resemble/fixture.js';
 import { jsonAudio, RawClient, withTimeout } from './resemble/raw-client.js';
+import { settledWithin } from '../helpers/async.js';
 
 const fx = resembleFixture();
 
@@ -81,6 +82,66 @@ describe('Resemble server: injected faults', () => {
     expect(jsonAudio(client.frames, 2).equals(pcm('this one works'))).toBe(true);
   });
 
+  it('reject: refuses the request on arrival, ahead of the queue, optionally without request_id or status_code', async () => {
+    await fx.start({
+      realTimeFactor: 1,
+      fault: (req) =>
+        req.requestId === 2
+          ? { kind: 'reject', withRequestId: false }
+          : req.requestId === 3
+            ? { kind: 'reject', errorName: 'Odd', statusCode: null, message: 'no status' }
+            : undefined,
+    });
+    const client = await fx.connect();
+    client.send(request(1, 'the request ahead streams in real time'));
+    client.send(request(2, 'refused without an id'));
+    client.send(request(3, 'refused without a status'));
+    client.send(request(4, 'served after the first'));
+    await client.audioEnd(4);
+    const sequence = jsonFrames(client.frames).filter((v) => v.type !== 'audio');
+    expect(sequence).toEqual([
+      { type: 'error', success: false, error_name: 'BadJSON', message: 'Injected server fault', status_code: 400 },
+      { type: 'error', success: false, error_name: 'Odd', message: 'no status', request_id: 3 },
+      { type: 'audio_end', request_id: 1 },
+      { type: 'audio_end', request_id: 4 },
+    ]);
+    expect(audioFrames(client.frames, 2)).toEqual([]);
+    expect(jsonAudio(client.frames, 4).equals(pcm('served after the first'))).toBe(true);
+  });
+
+  it('availableModels: a model the voice lacks gets DBCacheError tied to the request; [] refuses every request', async () => {
+    await fx.start({ availableModels: ['chatterbox'] });
+    const client = await fx.connect();
+    client.send(request(1, 'wrong model', { model: 'chatterbox-turbo' }));
+    client.send(request(2, 'right model', { model: 'chatterbox' }));
+    await client.audioEnd(2);
+    expect(jsonFrames(client.frames).find((v) => v.type === 'error')).toEqual({
+      type: 'error',
+      success: false,
+      error_name: 'DBCacheError',
+      message: 'chatterbox-turbo is not available for this voice',
+      status_code: 500,
+      error_params: { explanation: 'chatterbox-turbo is not available for this voice' },
+      request_id: 1,
+    });
+    fx.server().setOptions({ availableModels: [], modelUnavailableStatus: null });
+    client.send(request(3, 'no model at all'));
+    const refused = await client.json((v) => v.request_id === 3);
+    expect(refused).toMatchObject({ error_name: 'DBCacheError', message: 'default is not available for this voice' });
+    expect(refused).not.toHaveProperty('status_code');
+    expect(fx.server().rejected.map((r) => [r.requestId, r.errorName])).toEqual([[1, 'DBCacheError'], [3, 'DBCacheError']]);
+  });
+
+  it('streamingPlan false: every request gets Unauthorized 401 tied to it, and the socket stays open', async () => {
+    await fx.start({ streamingPlan: false });
+    const client = await fx.connect();
+    client.send(request(1, 'not on this plan'));
+    expect(await client.json((v) => v.request_id === 1)).toMatchObject({ type: 'error', error_name: 'Unauthorized', status_code: 401 });
+    await roundTrip(client);
+    expect(client.ws.readyState).toBe(client.ws.OPEN);
+    expect(fx.server().received).toEqual([]);
+  });
+
   it('close-mid-request: closes normally after exactly afterBytes', async () => {
     await fx.start({ fault: () => ({ kind: 'close-mid-request', afterBytes: 250 }) });
     const client = await fx.connect();
@@ -136,6 +197,35 @@ describe('Resemble server: injected faults', () => {
     fx.server().dropAllConnections();
     expect((await a.waitClosed()).code).toBe(1006);
     expect((await b.waitClosed()).code).toBe(1006);
+  });
+});
+
+describe('Resemble server: going silent', () => {
+  it('goSilent: open sockets answer nothing, pongs included, and stay open; new sockets are served', async () => {
+    await fx.start();
+    const a = await fx.connect();
+    a.send(request(1, 'before the silence'));
+    await a.audioEnd(1);
+    await roundTrip(a);
+    a.send(request(2, 'a long request that is cut off by the silence '.repeat(20)));
+    await a.json((v) => v.type === 'audio' && v.request_id === 2);
+    expect(fx.server().goSilent()).toBe(1);
+    const framesAtSilence = a.frames.length;
+    const pong = new Promise<'pong'>((resolve) => a.ws.once('pong', () => resolve('pong')));
+    a.ws.ping();
+    a.send(request(3, 'never answered'));
+    expect(await settledWithin(pong, 300)).toBeUndefined();
+    // A frame already on the wire may land; nothing after the request in flight does.
+    expect(jsonFrames(a.frames.slice(framesAtSilence)).filter((v) => v.request_id === 3 || v.type === 'audio_end')).toEqual([]);
+    expect(a.ws.readyState).toBe(a.ws.OPEN);
+    expect(fx.server().openConnections()).toBe(1);
+    expect(fx.server().goSilent()).toBe(0); // already silent
+
+    const b = await fx.connect();
+    await roundTrip(b);
+    b.send(request(1, 'after the silence'));
+    await b.audioEnd(1);
+    expect(jsonAudio(b.frames, 1).equals(pcm('after the silence'))).toBe(true);
   });
 });
 

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { samplesForText, tagForText } from './audio-tag.js';
 import { readWavHeader, startResembleServer } from './resemble-server.js';
 import { linearToMulaw } from './resemble/audio.js';
+import { releaseOffsetMs } from './resemble/pacing.js';
 import { audioFrames, jsonFrames, MS_PER_CHAR, pcm, RATE, request, resembleFixture, roundTrip } from './resemble/fixture.js';
 import { jsonAudio, RawClient, withTimeout } from './resemble/raw-client.js';
 
@@ -144,6 +145,17 @@ describe('Resemble server: audio formats and metadata', () => {
     expect(body.readInt32LE(4) / 65536).toBe(-tagForText('default'));
   });
 
+  it('serveSampleRate: streams at its own rate whatever was asked, and says so in sample_rate', async () => {
+    await fx.start({ serveSampleRate: 32000 });
+    const client = await fx.connect();
+    client.send(request(1, 'at its own rate'));
+    client.send(request(2, 'with a header', { no_audio_header: false }));
+    await client.audioEnd(2);
+    for (const frame of [...audioFrames(client.frames, 1), ...audioFrames(client.frames, 2)]) expect(frame.sample_rate).toBe(32000);
+    expect(jsonAudio(client.frames, 1).length).toBe(samplesForText('at its own rate', 32000, MS_PER_CHAR) * 2);
+    expect(readWavHeader(jsonAudio(client.frames, 2)).sampleRate).toBe(32000);
+  });
+
   it('encodes PCM_24 and MULAW', async () => {
     await fx.start();
     const client = await fx.connect();
@@ -268,5 +280,19 @@ describe('Resemble server: auth, paths and limits', () => {
     client.send(request(1, 'then idle'));
     await client.audioEnd(1);
     expect(await client.waitClosed()).toEqual({ code: 1000, reason: 'idle timeout' });
+  });
+});
+
+describe('Resemble server: pacing', () => {
+  it('bursts by audio: audioMs of audio as rtf allows, then gapMs of nothing, again and again', () => {
+    const plan = { firstByteDelayMs: 100, realTimeFactor: 0.1, burst: { audioMs: 400, gapMs: 300 } };
+    // Frames of 100 ms of audio: four per burst, a 300 ms gap before each later burst.
+    const offsets = [0, 1, 2, 3, 4, 5, 8].map((i) => releaseOffsetMs(plan, i, i * 100));
+    expect(offsets).toEqual([100, 110, 120, 130, 100 + 40 + 300, 100 + 50 + 300, 100 + 80 + 600]);
+  });
+
+  it('bursts by frames: group n not before n × gapMs, rtf still applies', () => {
+    const plan = { firstByteDelayMs: 0, realTimeFactor: 1, burst: { framesPerBurst: 2, gapMs: 500 } };
+    expect([0, 1, 2, 3, 4].map((i) => releaseOffsetMs(plan, i, i * 100))).toEqual([0, 100, 500, 500, 1000]);
   });
 });

@@ -48,6 +48,12 @@ export interface ResembleServer {
   setOptions(patch: Partial<ResembleServerOptions>): void;
   /** Abrupt TCP drop of every socket: clients see 1006. */
   dropAllConnections(): void;
+  /**
+   * Every open socket goes silent: it stops answering anything (requests, pings) and sends nothing
+   * more, without closing TCP, as a NAT timeout or a half-open connection looks to the client.
+   * Sockets opened later are served normally. Returns how many went silent.
+   */
+  goSilent(): number;
   close(): Promise<void>;
 }
 
@@ -81,7 +87,8 @@ class LocalResembleServer implements ResembleServer {
   #connectionsRefused = 0;
   #options: ResembleServerOptions;
   #http: Server;
-  #wss = new WebSocketServer({ noServer: true, perMessageDeflate: false, clientTracking: false });
+  // Pongs are the session's to send, so a silent socket can withhold them.
+  #wss = new WebSocketServer({ noServer: true, perMessageDeflate: false, clientTracking: false, autoPong: false });
   /** Every open socket; sessions only for authenticated ones. */
   #sockets = new Map<WebSocket, ResembleSession | undefined>();
   #openByKey = new Map<string, number>();
@@ -115,6 +122,16 @@ class LocalResembleServer implements ResembleServer {
       session?.end();
       ws.terminate();
     }
+  }
+
+  goSilent(): number {
+    let silenced = 0;
+    for (const session of this.#sockets.values()) {
+      if (!session || session.silent) continue;
+      session.silence();
+      silenced++;
+    }
+    return silenced;
   }
 
   async close(): Promise<void> {

@@ -97,7 +97,9 @@ describe('socket pool under a connection budget', () => {
   it('resemble: a barge-in opens the spare while the caller speaks, and the next turn uses it', async () => {
     fx = await fixtures.resemble({ realTimeFactor: 0.5, frameBytes: 333 });
     const server = fx.server as ResembleServer;
-    const engine = make();
+    // The barge-in comes at the first frame; a start buffer would hold that frame until this
+    // short reply's audio had all arrived, leaving nothing stale to drain.
+    const engine = make({ startBufferMs: 0 });
     await engine.prewarm();
     const s1 = engine.stream();
     speak(s1, tokens(LONG));

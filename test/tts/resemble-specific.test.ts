@@ -1,7 +1,10 @@
+import type { APIError } from '@livekit/agents';
 import { afterEach, describe, expect, it } from 'vitest';
+import { ResembleCodec } from '../../src/tts/resemble-codec.js';
 import { Pcm16Reassembler, stripRiffHeader } from '../../src/tts/pcm.js';
 import { splitForLimit } from '../../src/tts/request-text.js';
 import type { ResembleTTS } from '../../src/tts/index.js';
+import { samplesForText } from '../servers/audio-tag.js';
 import { buildWavHeader, type ResembleServer } from '../servers/resemble-server.js';
 import { type ProviderFixture, collect, fixtures, heardTags, recordSent, speak, tokens } from './harness.js';
 
@@ -128,6 +131,46 @@ describe('resemble codec on the wire', () => {
     expect(turn3).toHaveLength(1);
     expect(staleConnections.has(turn3[0]!.connectionId)).toBe(false);
     expect(engine.poolStats.open).toBeLessThanOrEqual(2);
+  });
+
+  // Audio frames echo `sample_rate`. A voice that streams at another rate than asked must not play
+  // at the wrong speed and pitch: it is resampled to the asked rate (and to the asked length).
+  for (const served of [32000, 8000]) {
+    it(`resamples audio the server streams at ${served} Hz when 16000 Hz was asked`, async () => {
+      fx = await fixtures.resemble({ serveSampleRate: served });
+      engine = fx.make() as ResembleTTS;
+      const errors: unknown[] = [];
+      engine.on('error', (e) => errors.push(e.error));
+      const sent = recordSent(engine);
+      const stream = engine.stream();
+      speak(stream, tokens(REPLY));
+      const out = await collect(stream);
+      expect(errors).toEqual([]);
+      expect(out.endOfStream).toBe(true);
+      expect(new Set(out.frames.map((f) => f.frame.sampleRate))).toEqual(new Set([16000]));
+      const expected = sent.get(stream.id)!.reduce((n, t) => n + samplesForText(t, 16000, 2), 0);
+      expect(Math.abs(out.samples.length - expected)).toBeLessThan(expected * 0.01);
+    });
+  }
+
+  it('checks the echoed sample_rate: the asked rate passes, another is marked for resampling, an unusable one is a clear error', () => {
+    const codec = new ResembleCodec({
+      apiKey: 'k',
+      voiceUuid: 'v',
+      sampleRate: 16000,
+      url: 'ws://127.0.0.1:1/stream',
+      binaryResponse: false,
+      connectTimeoutMs: 1000,
+      maxInFlight: 4,
+    });
+    const frame = (rate: number) => Buffer.from(JSON.stringify({ type: 'audio', request_id: 1, audio_content: 'AAAA', sample_rate: rate }));
+    expect(codec.decode(frame(16000), false, undefined)[0]).not.toHaveProperty('sampleRate');
+    expect(codec.decode(frame(44100), false, undefined)[0]).toMatchObject({ type: 'audio', track: '1', sampleRate: 44100 });
+    const [bad] = codec.decode(frame(3), false, undefined);
+    expect(bad).toMatchObject({ type: 'error', track: '1', closesSocket: false });
+    const error = (bad as { error: APIError }).error;
+    expect(error.retryable).toBe(false);
+    expect(error.message).toContain('sample_rate 3');
   });
 
   it('counts the watchdog from the head of the queue, not from the send', async () => {

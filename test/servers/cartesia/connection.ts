@@ -45,6 +45,7 @@ export class CartesiaConnection {
   #releasedIds = new Set<string>();
   #idleTimer = new OneShotTimer();
   #contextHost: ContextHost;
+  #silent = false;
 
   constructor(ws: WebSocket, identity: ConnectionIdentity, hooks: ConnectionHooks) {
     this.#ws = ws;
@@ -62,6 +63,9 @@ export class CartesiaConnection {
       terminateSocket: () => this.terminate(),
       released: (context, why) => this.#onContextReleased(context, why),
     };
+    ws.on('ping', (data) => {
+      if (!this.#silent) ws.pong(data);
+    });
     ws.on('message', (data, isBinary) => this.#onMessage(data, isBinary));
     ws.on('close', () => this.#onClose());
     ws.on('error', () => {});
@@ -73,13 +77,23 @@ export class CartesiaConnection {
     return this.#contexts.size;
   }
 
+  get silent(): boolean {
+    return this.#silent;
+  }
+
+  /** From now on nothing is answered or sent (pongs included); TCP stays open until the client drops it. */
+  silence(): void {
+    this.#silent = true;
+    this.#idleTimer.cancel();
+  }
+
   /** Abrupt drop without a close frame; the client sees 1006. */
   terminate(): void {
     this.#ws.terminate();
   }
 
   #send(event: Record<string, unknown>): void {
-    if (this.#ws.readyState === WebSocket.OPEN) this.#ws.send(JSON.stringify(event));
+    if (this.#ws.readyState === WebSocket.OPEN && !this.#silent) this.#ws.send(JSON.stringify(event));
   }
 
   #errorEvent(spec: ErrorSpec, contextId: string | undefined): Record<string, unknown> {
@@ -97,6 +111,7 @@ export class CartesiaConnection {
   }
 
   #onMessage(data: RawData, isBinary: boolean): void {
+    if (this.#silent) return;
     this.#restartIdleTimer();
     if (isBinary) {
       this.#sendError(errors.invalidRequest('binary frames are not accepted; send JSON text'), undefined);

@@ -5,7 +5,7 @@ export interface ResembleErrorFrame {
   success: false;
   error_name: string;
   message: string;
-  status_code: number;
+  status_code?: number;
   error_params?: { explanation: string };
   request_id?: number;
 }
@@ -17,9 +17,10 @@ export interface AudioTimestamps {
   phon_times: Array<[number, number]>;
 }
 
+/** `statusCode: null` leaves `status_code` out (a shape clients must survive). */
 export function errorFrame(fields: {
   errorName: string;
-  statusCode: number;
+  statusCode: number | null;
   message: string;
   explanation?: string;
   requestId?: number;
@@ -29,8 +30,8 @@ export function errorFrame(fields: {
     success: false,
     error_name: fields.errorName,
     message: fields.message,
-    status_code: fields.statusCode,
   };
+  if (fields.statusCode !== null) frame.status_code = fields.statusCode;
   if (fields.explanation !== undefined) frame.error_params = { explanation: fields.explanation };
   if (fields.requestId !== undefined) frame.request_id = fields.requestId;
   return JSON.stringify(frame);

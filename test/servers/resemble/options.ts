@@ -2,23 +2,34 @@
  * Knobs of the local Resemble WebSocket server (docs/providers.md A.13). Everything the real service
  * leaves UNCONFIRMED is an option here, so tests can pin the behaviour they rely on.
  */
+import type { BurstPattern } from './pacing.js';
 
 /** A fault injected into one request, chosen by `ResembleServerOptions.fault`. */
 export interface ResembleFault {
-  kind: 'error-frame' | 'close-mid-request' | 'terminate-mid-request' | 'no-audio-end' | 'stall';
+  /**
+   * `reject`: the request is refused with an error frame the moment it arrives (as the service
+   * refuses a request it cannot take: before the requests queued ahead of it, with no audio);
+   * `error-frame`: an error instead of the rest of the audio, once the request is being answered.
+   */
+  kind: 'reject' | 'error-frame' | 'close-mid-request' | 'terminate-mid-request' | 'no-audio-end' | 'stall';
   /**
    * Audio bytes (WAV header included, when one is sent) delivered before the fault strikes; a frame
    * straddling the point is cut there. Capped at the request's audio length, so `Infinity` means
-   * "after all audio, before `audio_end`". Honoured by every kind, error-frame included.
+   * "after all audio, before `audio_end`". Honoured by every kind but `reject`.
    * @defaultValue 0
    */
   afterBytes?: number;
-  /** error-frame only. @defaultValue 500 */
-  statusCode?: number;
-  /** error-frame only. @defaultValue 'ServerError' */
+  /** error-frame and reject; `null` leaves `status_code` out. @defaultValue 500 (reject: 400) */
+  statusCode?: number | null;
+  /** error-frame and reject. @defaultValue 'ServerError' (reject: 'BadJSON') */
   errorName?: string;
-  /** error-frame only. @defaultValue 'Injected server fault' */
+  /** error-frame and reject. @defaultValue 'Injected server fault' */
   message?: string;
+  /**
+   * error-frame and reject: whether the frame carries the request's `request_id` (the documented
+   * `BadJSON` example has none). @defaultValue true
+   */
+  withRequestId?: boolean;
   /** stall only: pause length, after which the request resumes and ends normally. @defaultValue Infinity (never resumes) */
   stallMs?: number;
   /** close-mid-request only: close code of the (normal, handshaked) close. @defaultValue 1011 */
@@ -80,8 +91,12 @@ export interface ResembleServerOptions {
   frameBytes: number;
   /** Probability that a frame is cut to a random odd length below `frameBytes` (seeded). @defaultValue 0 */
   oddFrameProbability: number;
-  /** Release frames in groups of `framesPerBurst`, groups at least `gapMs` apart (rtf still applies). */
-  burst?: { framesPerBurst: number; gapMs: number };
+  /**
+   * Bursty delivery (rtf still applies): frames in groups of `framesPerBurst`, groups at least
+   * `gapMs` apart; or `audioMs` of audio, then `gapMs` of nothing, and so on (Resemble is reported
+   * to deliver in bursts with 300-450 ms gaps; provider-fidelity finding 6).
+   */
+  burst?: BurstPattern;
   /** Stream all queued requests of a connection at once, frames interleaved. @defaultValue false (strict FIFO) */
   interleave: boolean;
   /** Add `audio_timestamps` (request-relative seconds) to JSON audio frames. @defaultValue false */
@@ -113,6 +128,28 @@ export interface ResembleServerOptions {
   errorNames?: Partial<ResembleErrorNames>;
   /** Rate used when a request omits `sample_rate` (UNCONFIRMED upstream). @defaultValue 48000 */
   defaultSampleRate?: number;
+  /**
+   * Synthesize at this rate, and echo it in each audio frame's `sample_rate` (and a WAV header's),
+   * whatever rate the request asked for: a voice or model that streams at its own rate (UNCONFIRMED
+   * upstream; the echo is what a client can check). Undefined serves the rate asked.
+   */
+  serveSampleRate?: number;
+  /**
+   * Models the voices can use. A request whose `model` is not listed (one without `model` counts
+   * as `"default"`) is refused at once, as a field report saw it live (docs/providers.md A.8):
+   * `DBCacheError` "<model> is not available for this voice", tied to the request, socket kept.
+   * `[]` refuses every request, which is what that report saw on an account whose plan lacked
+   * WebSocket model access. Undefined accepts any model.
+   */
+  availableModels?: string[];
+  /** `status_code` of that refusal (the report gives none); `null` leaves it out. @defaultValue 500 */
+  modelUnavailableStatus?: number | null;
+  /**
+   * false: the account's plan lacks WebSocket streaming, and every request is refused at once with
+   * `Unauthorized` 401, tied to the request (the docs: such plans "receive Unauthorized
+   * responses"). @defaultValue true
+   */
+  streamingPlan?: boolean;
 }
 
 export const RESEMBLE_SERVER_DEFAULTS: ResembleServerOptions = {

@@ -46,22 +46,32 @@ export function nextFrameLength(random: () => number, frameBytes: number, oddPro
   return 1 + 2 * Math.floor(random() * Math.floor(base / 2));
 }
 
+/**
+ * Delivery in bursts. `framesPerBurst`: groups of frames, group n not before `n × gapMs`.
+ * `audioMs`: `audioMs` of audio (paced by rtf), then `gapMs` of nothing, again and again.
+ */
+export type BurstPattern = { framesPerBurst: number; gapMs: number } | { audioMs: number; gapMs: number };
+
 export interface PacingPlan {
   firstByteDelayMs: number;
   realTimeFactor: number;
-  burst?: { framesPerBurst: number; gapMs: number };
+  burst?: BurstPattern;
 }
 
 /**
  * When frame `frameIndex` may leave, relative to the request's start: the first frame at
  * `firstByteDelayMs`, later ones once `rtf ×` the audio already sent has been "generated", and,
- * with bursts, not before its burst's slot (`burstIndex × gapMs`).
+ * with bursts, not before its burst's slot (`burstIndex × gapMs`), or (by audio) one gap later
+ * for every `audioMs` of audio already sent.
  */
 export function releaseOffsetMs(plan: PacingPlan, frameIndex: number, audioMsSent: number): number {
   let offset = plan.realTimeFactor * audioMsSent;
-  if (plan.burst) {
-    const burstIndex = Math.floor(frameIndex / Math.max(1, plan.burst.framesPerBurst));
-    offset = Math.max(offset, burstIndex * plan.burst.gapMs);
+  const burst = plan.burst;
+  if (burst && 'audioMs' in burst) {
+    offset += Math.floor(audioMsSent / Math.max(1, burst.audioMs)) * burst.gapMs;
+  } else if (burst) {
+    const burstIndex = Math.floor(frameIndex / Math.max(1, burst.framesPerBurst));
+    offset = Math.max(offset, burstIndex * burst.gapMs);
   }
   return plan.firstByteDelayMs + offset;
 }

@@ -35,6 +35,10 @@ export interface ValidationContext {
   voices: string[] | undefined;
   defaultSampleRate: number;
   errorNames: ResembleErrorNames;
+  /** See ResembleServerOptions.availableModels. */
+  availableModels?: string[];
+  modelUnavailableStatus: number | null;
+  streamingPlan: boolean;
 }
 
 const requestIdSchema = z.number().int().refine(Number.isSafeInteger, 'request_id must be an integer');
@@ -95,7 +99,7 @@ export function validateRequest(
   if (typeof raw === 'string') {
     return { ok: false, payload: frame, requestId: undefined, errorName: 'BadJSON', frame: badJsonFrame(raw) };
   }
-  const reject = (errorName: string, statusCode: number, explanation: string, requestId: number | undefined) => ({
+  const reject = (errorName: string, statusCode: number | null, explanation: string, requestId: number | undefined) => ({
     ok: false as const,
     payload: raw,
     requestId,
@@ -113,6 +117,9 @@ export function validateRequest(
     return reject(name, 400, explanation, tiedRequestId(raw));
   }
   const requestId = core.data.request_id ?? ctx.assignRequestId();
+  if (!ctx.streamingPlan) {
+    return reject('Unauthorized', 401, 'Unauthorized: WebSocket streaming is not included in your plan', requestId);
+  }
 
   const format = formatSchema.safeParse(raw);
   if (!format.success) {
@@ -129,6 +136,10 @@ export function validateRequest(
   }
   if (ctx.voices && !ctx.voices.includes(core.data.voice_uuid)) {
     return reject(ctx.errorNames.unknownVoice, 400, `voice_uuid ${core.data.voice_uuid} not found`, requestId);
+  }
+  const model = typeof raw.model === 'string' && raw.model ? raw.model : 'default';
+  if (ctx.availableModels && !ctx.availableModels.includes(model)) {
+    return reject('DBCacheError', ctx.modelUnavailableStatus, `${model} is not available for this voice`, requestId);
   }
   const chars = countBillableChars(core.data.data);
   if (chars > ctx.maxChars) {

@@ -34,6 +34,16 @@ interface Job {
   fault: ResembleFault | undefined;
 }
 
+/** The error frame of an injected `reject` or `error-frame` fault. */
+function faultFrame(fault: ResembleFault, defaults: { statusCode: number; errorName: string }, requestId: number): string {
+  return errorFrame({
+    errorName: fault.errorName ?? defaults.errorName,
+    statusCode: fault.statusCode === undefined ? defaults.statusCode : fault.statusCode,
+    message: fault.message ?? 'Injected server fault',
+    requestId: fault.withRequestId === false ? undefined : requestId,
+  });
+}
+
 function toBuffer(data: RawData): Buffer {
   if (Buffer.isBuffer(data)) return data;
   if (Array.isArray(data)) return Buffer.concat(data);
@@ -53,6 +63,7 @@ export class ResembleSession {
   /** The socket's own close(); the instance method is replaced to be able to ignore peer closes. */
   #closeSocket: WebSocket['close'];
   #closingByServer = false;
+  #silent = false;
 
   constructor(ws: WebSocket, connectionId: number, host: SessionHost) {
     this.#ws = ws;
@@ -63,8 +74,12 @@ export class ResembleSession {
     // so any call to the instance method comes from the peer (or a protocol error).
     ws.close = ((code?: number, reason?: string | Buffer) => {
       this.end();
+      if (this.#silent) return;
       if (this.#closingByServer || !this.#host.options().ignoreClientClose) this.#closeSocket(code, reason);
     }) as WebSocket['close'];
+    ws.on('ping', (data) => {
+      if (!this.#silent) ws.pong(data);
+    });
     ws.on('message', (data, isBinary) => this.#onMessage(toBuffer(data), isBinary));
     ws.on('close', () => this.end());
     ws.on('error', () => this.end());
@@ -77,6 +92,16 @@ export class ResembleSession {
     this.#queue.length = 0;
     clearTimeout(this.#idleTimer);
     this.#idleTimer = undefined;
+  }
+
+  get silent(): boolean {
+    return this.#silent;
+  }
+
+  /** From now on nothing is answered or sent (pongs included); TCP stays open until the client drops it. */
+  silence(): void {
+    this.#silent = true;
+    this.end();
   }
 
   /** A normal close initiated by the server (close frame, then wait for the peer's). */
@@ -102,6 +127,9 @@ export class ResembleSession {
       voices: options.voices,
       defaultSampleRate: options.defaultSampleRate ?? 48000,
       errorNames: { ...DEFAULT_ERROR_NAMES, ...options.errorNames },
+      availableModels: options.availableModels,
+      modelUnavailableStatus: options.modelUnavailableStatus === undefined ? 500 : options.modelUnavailableStatus,
+      streamingPlan: options.streamingPlan ?? true,
     });
     if (!result.ok) {
       const { payload, requestId, errorName } = result;
@@ -117,6 +145,10 @@ export class ResembleSession {
     };
     const index = this.#host.accept(request);
     const job: Job = { spec: result.spec, request, index, options, fault: options.fault?.(request, index) };
+    if (job.fault?.kind === 'reject') {
+      this.#send(faultFrame(job.fault, { statusCode: 400, errorName: 'BadJSON' }, job.spec.requestId));
+      return;
+    }
     if (options.interleave) {
       void this.#stream(job);
     } else {
@@ -145,7 +177,8 @@ export class ResembleSession {
   }
 
   async #deliver(job: Job): Promise<void> {
-    const { spec, options, fault } = job;
+    const { options, fault } = job;
+    const spec = options.serveSampleRate ? { ...job.spec, sampleRate: options.serveSampleRate } : job.spec;
     const signal = this.#abort.signal;
     const audio = renderAudio(spec, options.msPerChar);
     const random = randomForRequest(options.seed, job.index);
@@ -175,15 +208,9 @@ export class ResembleSession {
     switch (fault?.kind) {
       case undefined:
         break;
+      case 'reject': // answered on arrival, never queued
       case 'error-frame':
-        this.#send(
-          errorFrame({
-            errorName: fault.errorName ?? 'ServerError',
-            statusCode: fault.statusCode ?? 500,
-            message: fault.message ?? 'Injected server fault',
-            requestId: spec.requestId,
-          }),
-        );
+        this.#send(faultFrame(fault, { statusCode: 500, errorName: 'ServerError' }, spec.requestId));
         return;
       case 'no-audio-end':
         return;
