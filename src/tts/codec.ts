@@ -81,11 +81,14 @@ export interface ProviderCodec {
   readonly maxInFlight: number;
   /**
    * Audio (ms) to gather before a stream's first frame goes out, for a provider that delivers in
-   * bursts: the cushion its gaps eat into (playout.ts, start-buffer.ts). The TTS option
-   * `startBufferMs` overrides it.
+   * bursts: the cushion its gaps eat into (playout.ts, start-buffer.ts). Read at each stream's
+   * start, so a codec may return 0 until it has seen bursts. The TTS option `startBufferMs`
+   * overrides it.
    * @defaultValue 0 (smooth delivery: every frame goes out as soon as it is whole)
    */
   readonly startBufferMs?: number;
+  /** The playout saw the provider keep a track's audio waiting this long (see playout.ts). */
+  noteDeliveryGap?(gapMs: number): void;
   /**
    * Whether `text` may be the first text of a track. Text that may not waits and goes out in
    * front of the next text that may (a provider that refuses an opening without words).

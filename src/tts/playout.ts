@@ -5,10 +5,13 @@ import { PcmFrameSplitter } from './pcm-frames.js';
 import { Pcm16Reassembler } from './pcm.js';
 import { RateConverter } from './rate-converter.js';
 import { StartBuffer } from './start-buffer.js';
+import { now } from './timeline.js';
 import type { Segment, Track } from './track.js';
 
 /** The audio side of one track; only OrderedPlayout reads or writes it. */
 interface PlayState {
+  /** When this track's audio last arrived (timeline clock): a long wait inside a track is the provider's. */
+  lastAudioAt?: number;
   /** The provider finished the track's audio. */
   ended: boolean;
   /** Samples of this track already played; a retry skips that many of the new audio. */
@@ -38,7 +41,15 @@ export interface PlayoutHooks {
   put(audio: tts.SynthesizedAudio): void;
   /** A track finished playing: where its audio sits in its segment. */
   trackDone(track: Track, startSample: number, endSample: number): void;
+  /**
+   * The provider kept a track's audio waiting `gapMs` (≥ {@link DELIVERY_GAP_MS}) after some of
+   * it had come: its text was all sent, so the wait is the provider's delivery, not the LLM's.
+   */
+  deliveryGap?(gapMs: number): void;
 }
+
+/** A wait inside one track's audio that counts as bursty delivery (smooth providers stay far below). */
+export const DELIVERY_GAP_MS = 250;
 
 /**
  * Strict play order across tracks: audio of the track at the head is framed and emitted at once,
@@ -107,6 +118,9 @@ export class OrderedPlayout {
   /** Audio bytes of `track` as the provider sent them, at `sampleRate` (resampled when it is not the TTS's). */
   accept(track: Track, bytes: Buffer, sampleRate = this.#sampleRate): void {
     const state = this.#stateOf(track);
+    const at = now();
+    if (state.lastAudioAt !== undefined && at - state.lastAudioAt >= DELIVERY_GAP_MS) this.#hooks.deliveryGap?.(at - state.lastAudioAt);
+    state.lastAudioAt = at;
     state.inputRate = sampleRate;
     const pcm = this.#converted(state, state.reassembler.push(bytes));
     if (pcm.length) this.#acceptSamples(track, pcm);

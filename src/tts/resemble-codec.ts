@@ -64,7 +64,15 @@ export class ResembleCodec implements ProviderCodec {
   readonly ordering = 'in-order' as const;
   readonly tracks = 'request' as const;
   readonly maxRequestChars = RESEMBLE_MAX_REQUEST_CHARS;
-  readonly startBufferMs = RESEMBLE_START_BUFFER_MS;
+  /**
+   * None until this engine has seen Resemble keep audio waiting inside a request: the bursts are
+   * a field report, not documented, and on smooth delivery the buffer only costs first audio
+   * (bench:jitter: +349 ms for nothing). From the first burst on, every stream gets it.
+   */
+  get startBufferMs(): number {
+    return this.#burstsSeen ? RESEMBLE_START_BUFFER_MS : 0;
+  }
+  #burstsSeen = false;
   readonly sampleRate: number;
   readonly maxInFlight: number;
   #opts: ResembleCodecOptions;
@@ -72,6 +80,10 @@ export class ResembleCodec implements ProviderCodec {
   #words = new WordAssembler();
   #parse = createMessageParser('resemble', serverMessage);
   #rateReported = false;
+
+  noteDeliveryGap(): void {
+    this.#burstsSeen = true;
+  }
 
   constructor(opts: ResembleCodecOptions) {
     this.#opts = opts;

@@ -90,6 +90,7 @@ export class Synthesis implements TrackOwner {
           sampleRate: rate,
           at: now(),
         }),
+      deliveryGap: (gapMs) => p.codec.noteDeliveryGap?.(gapMs),
     }, { startBufferMs });
     this.#open = this.#newSegment();
   }

@@ -124,13 +124,10 @@ describe.each(['resemble', 'cartesia'] as const)('%s with a start buffer', (name
     expect(out.frames).toEqual([]);
   });
 
-  it(`the default: ${name === 'resemble' ? 'the first 600 ms of audio come out together' : 'frames come out as they arrive'}`, async () => {
-    // Audio in real time, a 20 ms frame at a time: without a buffer the stream has one frame in
-    // hand at a time; with one, the whole buffer is there the moment the first frame is.
-    fx = await fixtures[name]({ realTimeFactor: 1, frameBytes: 640, msPerChar: 30 } as Record<string, unknown>);
-    engine = fx.make({ chunking: { policy: 'unit' } });
-    const stream = engine.stream();
-    speak(stream, ['Sure, the order left the warehouse this morning and arrives tomorrow before noon.']);
+  /** Frames the stream has in hand the moment its first frame comes out. */
+  async function framesAtFirst(text: string): Promise<number> {
+    const stream = engine!.stream();
+    speak(stream, [text]);
     const iterator = stream[Symbol.asyncIterator]();
     await iterator.next();
     let inHand = 1;
@@ -140,11 +137,30 @@ describe.each(['resemble', 'cartesia'] as const)('%s with a start buffer', (name
       if (next === tick || next.done) break;
       inHand++;
     }
-    stream.close();
-    // 600 ms of audio arrive in ~600 ms, as long as the buffer's deadline: a late timer may let go a
-    // few frames short of it.
-    if (name === 'resemble') expect(inHand).toBeGreaterThanOrEqual(400 / 20);
-    else expect(inHand).toBeLessThan(5);
+    // Drained to the end, so that the whole reply's delivery is seen.
+    for (;;) if ((await iterator.next()).done) break;
+    return inHand;
+  }
+
+  it('the default: smooth delivery gets no buffer, reply after reply', async () => {
+    // Audio in real time, a 20 ms frame at a time: without a buffer the stream has one frame in hand.
+    fx = await fixtures[name]({ realTimeFactor: 1, frameBytes: 640, msPerChar: 10 } as Record<string, unknown>);
+    engine = fx.make({ chunking: { policy: 'unit' } });
+    expect(await framesAtFirst('Sure, the order left the warehouse this morning.')).toBeLessThan(5);
+    expect(await framesAtFirst('It arrives tomorrow before noon.')).toBeLessThan(5);
+  });
+
+  it(`the default after bursts: ${name === 'resemble' ? 'the next reply gathers 600 ms before its first frame' : 'still no buffer (Cartesia declares none)'}`, async () => {
+    const pacing = name === 'resemble' ? { burst: { audioMs: 200, gapMs: 400 }, realTimeFactor: 1 } : { jitterMs: 0, realTimeFactor: 1 };
+    fx = await fixtures[name]({ ...pacing, frameBytes: 640, msPerChar: 10 } as Record<string, unknown>);
+    engine = fx.make({ chunking: { policy: 'unit' } });
+    // The first reply meets the bursts unbuffered: nothing was seen yet.
+    expect(await framesAtFirst('Sure, the order left the warehouse this morning and arrives tomorrow.')).toBeLessThan(5);
+    const second = await framesAtFirst('It arrives tomorrow before noon, at the front desk of your building.');
+    // Held up to its 600 ms deadline: the first burst (200 ms, 10 frames) is all in hand at once,
+    // where an unbuffered stream has one frame.
+    if (name === 'resemble') expect(second).toBeGreaterThanOrEqual(8);
+    else expect(second).toBeLessThan(5);
   });
 
   it('refuses a startBufferMs outside 0-2000 ms', async () => {
