@@ -15,15 +15,16 @@ export const CONFIG_DEFAULTS = {
   /** Resemble documents 20 parallel connections per API key (Cartesia: 10x the plan's concurrency). */
   maxSocketsPerKey: 20,
   chunkPolicy: 'asymmetric',
-  /** bench:turn: the caller's first sound p50 303 ms with `early`, 639 ms (the reply) without. */
+  /** bench:turn: the caller's first sound p50 288 ms with `early`, 628 ms (the reply) without. */
   ackMode: 'early' as AckMode,
   ackSlowMs: 600,
   /** bench:room: 500 (the framework's) → silent 691 ms p50 after the caller starts; 150 → 334 ms; 100 → 310 ms. */
   bargeInMinSpeechMs: 150,
   /**
    * Chosen by `npm run bench:turn` and the offline turn lab (README, "The caller's clock"):
-   * silence 200 ms → first sound p50 303 ms (250: 333, 300: 386; Silero's 550 with the framework's
-   * endpointing: 791), no false end in 27 pauses ≤ 700 ms; minDelay 300 costs nothing (the reply's
+   * silence 200 ms → first sound p50 288 ms over 80 spoken turns (250: 327; 300: 386 on a third of
+   * them; Silero's 550 with the framework's endpointing: 825), false ends only at pauses after
+   * already-whole sentences (7.8 % of pauses ≤ 700 ms, the same at 250); minDelay 300 costs nothing (the reply's
    * audio is ready ~620 ms after the end of speech anyway); maxDelay 1500 waits out a 1 s pause
    * (1000 turned every clear 1 s pause into a false end in the lab) without making a finished turn
    * the detector misjudges wait 2.5 s.
