@@ -14,7 +14,7 @@ const COLORS: Record<StrategyName, string> = {
   sentence: '#8d6e63',
   'livekit-cartesia': '#1e88e5',
   firstword: '#e53935',
-  'firstword-adaptive': '#fb8c00',
+  'firstword-eager': '#fb8c00',
   'firstword-min3': '#00897b',
 };
 

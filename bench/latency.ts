@@ -1,7 +1,7 @@
 /**
  * The latency half of the benchmark: every (scenario, LLM rate, repetition) trace is spoken by
  * every strategy. Lanes stand for concurrent calls: each lane owns one TTS per strategy (so the
- * adaptive one learns from its own call's turns, as in production) and speaks its turns one after
+ * paced one learns from its own call's turns, as in production) and speaks its turns one after
  * another; lanes of all languages and rates run side by side to keep the wall time short. Lanes
  * are shared out by estimated work and filled longest job first, so they finish together.
  */
@@ -50,8 +50,7 @@ export interface TurnRecord {
   llmEndMs: number;
   /** Where each underrun fell (audio ms played before it) and its length. */
   gaps: Array<{ afterAudioMs: number; ms: number }>;
-  firstChunkTarget?: number;
-  adaptive?: TurnOutcome['adaptive'];
+  pacing?: TurnOutcome['pacing'];
 }
 
 interface Job {
@@ -119,7 +118,7 @@ export async function runLatency(
     const count = laneCounts[g]!;
     const random = seededRandom(config.seed + group.tps + (group.language === 'ko' ? 1 : 2));
     for (const jobs of shareOut(group.jobs, count)) {
-      // Mixed order within a call: the adaptive strategy learns from varied replies, not a sorted run.
+      // Mixed order within a call: the paced strategy learns from varied replies, not a sorted run.
       shuffle(jobs, random);
       const lane = lanes.length;
       lanes.push(
@@ -165,7 +164,7 @@ async function runLane(
   try {
     await Promise.all([...strategies.values()].map((s) => s.prewarm()));
     // Two unmeasured turns per strategy, like a call's greeting and first answer: sockets open,
-    // code paths compiled, the adaptive estimates seeded.
+    // code paths compiled, the pacer's estimates seeded.
     for (const warmup of config.scenarios.filter((s) => s.language === language).slice(0, 2)) {
       const warmTrace = makeTrace(warmup.reply, language, {
         firstTokenMs: config.firstTokenMs,
@@ -206,8 +205,7 @@ async function runLane(
         audioMs: playout.audioMs,
         llmEndMs: job.trace.endMs,
         gaps: playout.gaps.map((g) => ({ afterAudioMs: Math.round(g.afterAudioMs), ms: Math.round(g.ms) })),
-        ...(outcome.firstChunkTarget === undefined ? {} : { firstChunkTarget: outcome.firstChunkTarget }),
-        ...(outcome.adaptive ? { adaptive: outcome.adaptive } : {}),
+        ...(outcome.pacing ? { pacing: outcome.pacing } : {}),
       });
     }
   } finally {

@@ -1,6 +1,6 @@
 /**
  * `npm run bench`: time to first audio of naive / sentence / livekit-cartesia / firstword /
- * firstword-adaptive on identical simulated LLM traces against the local Cartesia-protocol server
+ * firstword-eager on identical simulated LLM traces against the local Cartesia-protocol server
  * (real WebSockets on loopback), then CPU and memory of concurrent firstword streams.
  * See bench/args.ts (or --help) for the knobs.
  */

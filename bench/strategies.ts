@@ -5,7 +5,7 @@
  */
 import { tts } from '@livekit/agents';
 import { TTS as CartesiaPluginTTS } from '@livekit/agents-plugin-cartesia';
-import type { FirstChunkPlan, LatencyEstimates } from '../src/latency/adaptive.js';
+import type { PacingReport } from '../src/latency/pacer.js';
 import { CartesiaTTS, type CartesiaTTSOptions } from '../src/tts/index.js';
 import { type Trace, replay } from './llm.js';
 import type { ArrivedFrame } from './playout.js';
@@ -16,7 +16,7 @@ export const STRATEGY_NAMES = [
   'sentence',
   'livekit-cartesia',
   'firstword',
-  'firstword-adaptive',
+  'firstword-eager',
   'firstword-min3',
 ] as const;
 export type StrategyName = (typeof STRATEGY_NAMES)[number];
@@ -28,9 +28,9 @@ export const STRATEGY_NOTES: Record<StrategyName, string> = {
   naive: 'whole reply in one request after the LLM finishes (firstword driver, unit policy)',
   sentence: 'a request at every sentence end (firstword driver, sentence policy)',
   'livekit-cartesia': 'official @livekit/agents-plugin-cartesia 1.8.1 stream()',
-  firstword: 'firstword CartesiaTTS, asymmetric chunking (default)',
-  'firstword-adaptive': 'firstword CartesiaTTS, asymmetric + chunking.adaptive',
-  'firstword-min3': 'experiment: firstword with firstChunkMinWords 3 (the older default: "Sure," / "네." merge forward)',
+  firstword: 'firstword CartesiaTTS, asymmetric chunking, paced (default)',
+  'firstword-eager': 'firstword CartesiaTTS, asymmetric chunking without the pacer (chunking.pacing false: the first clause always alone)',
+  'firstword-min3': 'experiment: firstword-eager with firstChunkMinWords 3 (the older default: "Sure," / "네." merge forward)',
 };
 
 export interface TurnOutcome {
@@ -38,9 +38,8 @@ export interface TurnOutcome {
   frames: ArrivedFrame[];
   /** Provider context ids the audio came from (to count what was sent). */
   contextIds: string[];
-  /** firstword-adaptive: the first-chunk target planned for this turn, and the estimates behind it. */
-  firstChunkTarget?: number;
-  adaptive?: { plan: FirstChunkPlan; estimates: LatencyEstimates };
+  /** firstword: how the pacer sent this turn's first chunk. */
+  pacing?: PacingReport;
 }
 
 export interface Strategy {
@@ -64,10 +63,10 @@ export function createStrategy(name: StrategyName, setup: LaneSetup): Strategy {
       ? { policy: 'unit' }
       : name === 'sentence'
         ? { policy: 'sentence' }
-        : name === 'firstword-adaptive'
-          ? { policy: 'asymmetric', adaptive: true }
+        : name === 'firstword-eager'
+          ? { policy: 'asymmetric', pacing: false }
           : name === 'firstword-min3'
-            ? { policy: 'asymmetric', firstChunkMinWords: 3 }
+            ? { policy: 'asymmetric', firstChunkMinWords: 3, pacing: false }
             : { policy: 'asymmetric' };
   return new FirstwordStrategy(name, setup, chunking);
 }
@@ -96,11 +95,17 @@ class FirstwordStrategy implements Strategy {
 
   async speak(trace: Trace, t0: number): Promise<TurnOutcome> {
     const stream = this.#engine.stream();
-    const adaptive = this.#engine.adaptiveFirstChunk;
-    const plan = adaptive?.lastPlan;
-    const estimates = adaptive?.estimates;
-    const outcome = await drive(stream, trace, t0, this.#setup.turnTimeoutMs);
-    return plan && estimates ? { ...outcome, firstChunkTarget: plan.targetChars, adaptive: { plan, estimates } } : outcome;
+    let pacing: PacingReport | undefined;
+    const onPacing = (e: { streamId: string; report: PacingReport }) => {
+      if (e.streamId === stream.id) pacing = e.report;
+    };
+    this.#engine.timeline.on('pacing', onPacing);
+    try {
+      const outcome = await drive(stream, trace, t0, this.#setup.turnTimeoutMs);
+      return pacing ? { ...outcome, pacing } : outcome;
+    } finally {
+      this.#engine.timeline.off('pacing', onPacing);
+    }
   }
 
   close(): Promise<void> {

@@ -158,7 +158,7 @@ function buildConfig(env: ParsedEnv, provider: TtsProvider): AppConfig {
       resembleSsml: env.RESEMBLE_SSML === 'on',
       connections: { maxPerKey: env.TTS_MAX_SOCKETS_PER_KEY ?? d.maxSocketsPerKey, leaseSocket: env.TTS_LEASE_SOCKET },
     },
-    chunking: { policy: env.CHUNK_POLICY ?? d.chunkPolicy, adaptive: env.CHUNK_ADAPTIVE === 'on' },
+    chunking: { policy: env.CHUNK_POLICY ?? d.chunkPolicy },
     ack: { mode: env.ACK_MODE ?? d.ackMode, slowMs: env.ACK_SLOW_MS ?? d.ackSlowMs },
     bargeIn: { minSpeechMs: env.BARGE_IN_MIN_SPEECH_MS ?? d.bargeInMinSpeechMs },
     metrics: { port: env.METRICS_PORT, host: env.METRICS_HOST ?? d.metricsHost },

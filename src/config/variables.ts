@@ -53,7 +53,6 @@ export const ENV_SCHEMA = z.object({
   TTS_NORMALIZE: onOff(),
   RESEMBLE_SSML: onOff(),
   CHUNK_POLICY: choice(CHUNK_POLICIES),
-  CHUNK_ADAPTIVE: onOff(),
   ACK_MODE: choice(['off', 'always', 'slow'] as const),
   ACK_SLOW_MS: wholeNumber(0, 10_000, 'milliseconds'),
   BARGE_IN_MIN_SPEECH_MS: wholeNumber(50, 5000, 'milliseconds'),
