@@ -6,7 +6,8 @@
 import { Resvg } from '@resvg/resvg-js';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import type { Row } from './report.js';
+import { type Row, conditionsOf, rowsOf } from './report.js';
+import { conditionLabel } from './scenarios.js';
 import type { StrategyName } from './strategies.js';
 
 const COLORS: Record<StrategyName, string> = {
@@ -77,15 +78,17 @@ function ttfaPanel(rows: Row[], strategies: readonly StrategyName[], top: number
   return parts.join('\n');
 }
 
+const groupOf = (r: Row) => `${r.provider} ${r.language} @ ${conditionLabel(r)}`;
+
 function underrunPanel(rows: Row[], strategies: readonly StrategyName[], top: number): string {
-  const groups = [...new Set(rows.map((r) => `${r.language} @ ${r.tokensPerSecond} tok/s`))];
+  const groups = [...new Set(rows.map(groupOf))];
   const parts: string[] = [];
   const x0 = MARGIN.left;
   const plotW = WIDTH - MARGIN.left - MARGIN.right;
   const plotH = PANEL_HEIGHT - MARGIN.top - MARGIN.bottom;
   const y0 = top + MARGIN.top + plotH;
   const values = groups.map((g) => {
-    const mine = rows.filter((r) => `${r.language} @ ${r.tokensPerSecond} tok/s` === g);
+    const mine = rows.filter((r) => groupOf(r) === g);
     return strategies.map((s) => {
       const cells = mine.map((r) => r.cells[s]).filter((c) => c !== undefined);
       return cells.length ? cells.reduce((n, c) => n + c.underrunMs, 0) / cells.length : 0;
@@ -108,16 +111,18 @@ function underrunPanel(rows: Row[], strategies: readonly StrategyName[], top: nu
       parts.push(`<rect x="${bx.toFixed(1)}" y="${y(v).toFixed(1)}" width="${(barW - 2).toFixed(1)}" height="${(y0 - y(v)).toFixed(1)}" fill="${COLORS[s]}"/>`);
       parts.push(text(bx + barW / 2, y(v) - 4, v.toFixed(0), { anchor: 'middle', size: 10 }));
     });
-    parts.push(text(gx + groupW * 0.35, y0 + 18, g, { anchor: 'middle', size: 12 }));
+    parts.push(text(gx + groupW * 0.35, y0 + 18, g, { anchor: 'middle', size: 10 }));
   });
   parts.push(`<line x1="${x0}" x2="${x0 + plotW}" y1="${y0}" y2="${y0}" stroke="#424242"/>`);
   return parts.join('\n');
 }
 
 export function renderChart(rows: Row[], strategies: readonly StrategyName[], subtitle: string): Buffer {
-  const rates = [...new Set(rows.map((r) => r.tokensPerSecond))];
+  const panels = [...new Set(rows.map((r) => r.provider))].flatMap((provider) =>
+    conditionsOf(rows.filter((r) => r.provider === provider)).map((c) => ({ provider, c, rows: rowsOf(rows, provider, c) })),
+  );
   const legendH = 50;
-  const height = legendH + PANEL_HEIGHT * (rates.length + 1);
+  const height = legendH + PANEL_HEIGHT * (panels.length + 1);
   const parts: string[] = [`<rect width="${WIDTH}" height="${height}" fill="#ffffff"/>`];
   parts.push(text(MARGIN.left, 24, `firstword benchmark: ${subtitle}`, { size: 14 }));
   strategies.forEach((s, i) => {
@@ -126,11 +131,11 @@ export function renderChart(rows: Row[], strategies: readonly StrategyName[], su
     parts.push(text(x + 20, 46, s, { size: 13 }));
   });
   parts.push(text(MARGIN.left + strategies.length * 230, 46, 'bar p50, whisker p90, black line = floor', { size: 12 }));
-  rates.forEach((tps, i) => {
-    const mine = rows.filter((r) => r.tokensPerSecond === tps);
-    parts.push(ttfaPanel(mine, strategies, legendH + i * PANEL_HEIGHT, `Time to first audio, LLM ${tps} tokens/s (ms from the LLM request)`));
+  panels.forEach((panel, i) => {
+    const title = `${panel.provider}: time to first audio, LLM ${conditionLabel(panel.c)} (ms from the LLM request)`;
+    parts.push(ttfaPanel(panel.rows, strategies, legendH + i * PANEL_HEIGHT, title));
   });
-  parts.push(underrunPanel(rows, strategies, legendH + rates.length * PANEL_HEIGHT));
+  parts.push(underrunPanel(rows, strategies, legendH + panels.length * PANEL_HEIGHT));
   const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${WIDTH}" height="${height}" viewBox="0 0 ${WIDTH} ${height}">\n${parts.join('\n')}\n</svg>`;
   const resvg = new Resvg(svg, { font: { fontFiles: fontFiles(), loadSystemFonts: false, defaultFontFamily: 'DejaVu Sans' } });
   return resvg.render().asPng();

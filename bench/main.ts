@@ -1,7 +1,8 @@
 /**
- * `npm run bench`: time to first audio of naive / sentence / livekit-cartesia / firstword /
- * firstword-eager on identical simulated LLM traces against the local Cartesia-protocol server
- * (real WebSockets on loopback), then CPU and memory of concurrent firstword streams.
+ * `npm run bench`: time to first audio, silences and boundaries of naive / sentence /
+ * livekit-cartesia / firstword / firstword-eager on identical simulated LLM traces (steady and
+ * jittered) against the local Cartesia- and Resemble-protocol servers (real WebSockets on
+ * loopback), then CPU and memory of concurrent firstword streams.
  * See bench/args.ts (or --help) for the knobs.
  */
 import { initializeLogger } from '@livekit/agents';
@@ -14,22 +15,23 @@ import { renderChart } from './chart.js';
 import { runLatency, type TurnRecord } from './latency.js';
 import { charsPerToken, makeTrace } from './llm.js';
 import { type LoadResult, runLoadInChild } from './load.js';
+import { pacingNotes } from './pacing-notes.js';
 import { checkTargets, printLoad, printTable, summarize, toJson } from './report.js';
-import { SCENARIOS } from './scenarios.js';
-import { RemoteServers } from './servers.js';
+import { PROVIDERS, SCENARIOS, conditionLabel } from './scenarios.js';
+import { RemoteServers, type ServerSpec, serverName } from './servers.js';
 import { STRATEGY_NOTES } from './strategies.js';
 
 const log = (line: string) => process.stdout.write(`${line}\n`);
 
-function serverOptions(args: BenchArgs, realTimeFactor: number) {
-  const common = {
-    firstByteDelayMs: args.firstByteMs,
-    realTimeFactor,
-    // Every lane and load stream is its own "customer": no provider limits in the way.
-    concurrencyLimit: 100_000,
-    maxConnections: 100_000,
-  };
-  return { ko: { ...common, msPerChar: args.msPerCharKo }, en: { ...common, msPerChar: args.msPerCharEn } };
+/** One server per provider and language, all with the same physics. */
+function serverOptions(args: BenchArgs, realTimeFactor: number): Record<string, ServerSpec> {
+  const servers: Record<string, ServerSpec> = {};
+  for (const provider of PROVIDERS) {
+    for (const [language, msPerChar] of [['ko', args.msPerCharKo], ['en', args.msPerCharEn]] as const) {
+      servers[serverName(provider, language)] = { provider, firstByteDelayMs: args.firstByteMs, realTimeFactor, msPerChar };
+    }
+  }
+  return servers;
 }
 
 function describeRun(args: BenchArgs): string {
@@ -41,9 +43,9 @@ function describeRun(args: BenchArgs): string {
     return traces.length ? (traces.reduce((n, t) => n + charsPerToken(t), 0) / traces.length).toFixed(1) : '-';
   };
   return (
-    `LLM first token ${args.firstTokenMs} ms at ${args.tokensPerSecond.join(' and ')} tok/s (ko ${cpt('ko')}, en ${cpt('en')} chars/token, jitter ${args.llmJitter}); ` +
+    `LLM first token ${args.firstTokenMs} ms, then ${args.conditions.map(conditionLabel).join(' / ')} (ko ${cpt('ko')}, en ${cpt('en')} chars/token); ` +
     `provider first byte ${args.firstByteMs} ms, RTF ${args.realTimeFactor}, speech ${args.msPerCharKo}/${args.msPerCharEn} ms per ko/en char; ` +
-    `${args.reps} reps, ${args.lanes} concurrent calls`
+    `${args.reps} reps, ${args.lanes} concurrent calls; providers ${args.providers.join(', ')}`
   );
 }
 
@@ -85,16 +87,17 @@ async function main(): Promise<number> {
         {
           scenarios: SCENARIOS.filter((s) => args.scenarios.includes(s.name)),
           strategies: args.strategies,
-          tokensPerSecond: args.tokensPerSecond,
+          conditions: args.conditions,
+          providers: args.providers,
           reps: args.reps,
           lanes: args.lanes,
           realTimeFactor: args.realTimeFactor,
           msPerChar: { ko: args.msPerCharKo, en: args.msPerCharEn },
           firstTokenMs: args.firstTokenMs,
           firstByteMs: args.firstByteMs,
-          llmJitter: args.llmJitter,
           gapToleranceMs: args.gapToleranceMs,
-          sampleRate: 24_000,
+          // Resemble serves no 24 kHz.
+          sampleRate: { cartesia: 24_000, resemble: 22_050 },
           turnTimeoutMs: 60_000,
           seed: args.seed,
         },
@@ -121,7 +124,7 @@ async function main(): Promise<number> {
       load = await runLoadInChild(
         {
           streams: args.loadStreams,
-          urls: { ko: servers.urls.ko!, en: servers.urls.en! },
+          urls: { ko: servers.urls[serverName('cartesia', 'ko')]!, en: servers.urls[serverName('cartesia', 'en')]! },
           sampleRate: 24_000,
           firstTokenMs: args.firstTokenMs,
           tokensPerSecond: args.tokensPerSecond[0]!,
@@ -146,8 +149,14 @@ async function main(): Promise<number> {
     );
   }
   if (load) printLoad(load, log);
+  const notes = pacingNotes(rows);
+  if (notes.length) {
+    log('');
+    log('Pacing: where a reply could not have both an early start and no silence, what firstword gave up and why');
+    for (const line of notes) log(`  ${line}`);
+  }
   log('');
-  log('Targets (issue 7):');
+  log('Targets (issues 7 and 18):');
   for (const check of checkTargets(rows, load)) {
     log(`  ${check.pass === undefined ? '    ' : check.pass ? 'PASS' : 'MISS'}  ${check.target}: ${check.value}`);
   }

@@ -1,8 +1,13 @@
 /** Starts bench/server-process.ts as a child process and talks to it over IPC. */
 import { type ChildProcess, fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import type { CartesiaServerOptions } from '../test/servers/cartesia-server.js';
-import type { ServerReply, ServerRequest } from './server-process.js';
+import type { ServerReply, ServerRequest, ServerSpec } from './server-process.js';
+import type { Language, Provider } from './scenarios.js';
+
+export type { ServerSpec };
+
+/** The name of the server for a provider and language. */
+export const serverName = (provider: Provider, language: Language): string => `${provider}-${language}`;
 
 const SERVER_SCRIPT = fileURLToPath(new URL('./server-process.ts', import.meta.url));
 const REPLY_TIMEOUT_MS = 15_000;
@@ -17,18 +22,21 @@ export class RemoteServers {
     this.urls = urls;
   }
 
-  static async start(servers: Record<string, Partial<CartesiaServerOptions>>): Promise<RemoteServers> {
+  static async start(servers: Record<string, ServerSpec>): Promise<RemoteServers> {
     const child = fork(SERVER_SCRIPT, [], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
     const started = await request(child, { type: 'start', servers }, (m) => m.type === 'started');
     if (started.type !== 'started') throw new Error('server process did not start');
     return new RemoteServers(child, started.urls);
   }
 
-  /** Non-blank transcripts the provider received for each context id (forgotten once asked). */
-  async chunkCounts(contextIds: string[]): Promise<Record<string, number>> {
+  /**
+   * What the Cartesia servers received for each context id (forgotten once asked): non-blank
+   * transcripts, and the connection that carried them.
+   */
+  async chunkCounts(contextIds: string[]): Promise<{ counts: Record<string, number>; connections: Record<string, number> }> {
     const id = this.#nextId++;
     const answer = await request(this.#child, { type: 'chunks', id, contextIds }, (m) => m.type === 'chunks' && m.id === id);
-    return answer.type === 'chunks' ? answer.counts : {};
+    return answer.type === 'chunks' ? { counts: answer.counts, connections: answer.connections } : { counts: {}, connections: {} };
   }
 
   async stop(): Promise<void> {

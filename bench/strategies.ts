@@ -1,15 +1,16 @@
 /**
- * The five ways to voice a streamed reply, each behind the same interface: given a trace, speak
- * it and report when every frame arrived. All of them talk to the same local Cartesia server over
- * real WebSockets.
+ * The ways to voice a streamed reply, each behind the same interface: given a trace, speak it and
+ * report when every frame arrived. They talk to the local server of their lane's provider over
+ * real WebSockets (the official plugin speaks Cartesia only).
  */
 import { tts } from '@livekit/agents';
 import { TTS as CartesiaPluginTTS } from '@livekit/agents-plugin-cartesia';
 import type { PacingReport } from '../src/latency/pacer.js';
-import { CartesiaTTS, type CartesiaTTSOptions } from '../src/tts/index.js';
+import type { FirstwordTTS } from '../src/tts/base.js';
+import { CartesiaTTS, type CartesiaTTSOptions, ResembleTTS } from '../src/tts/index.js';
 import { type Trace, replay } from './llm.js';
 import type { ArrivedFrame } from './playout.js';
-import type { Language } from './scenarios.js';
+import type { Language, Provider } from './scenarios.js';
 
 export const STRATEGY_NAMES = [
   'naive',
@@ -27,17 +28,28 @@ export const DEFAULT_STRATEGIES: readonly StrategyName[] = STRATEGY_NAMES.filter
 export const STRATEGY_NOTES: Record<StrategyName, string> = {
   naive: 'whole reply in one request after the LLM finishes (firstword driver, unit policy)',
   sentence: 'a request at every sentence end (firstword driver, sentence policy)',
-  'livekit-cartesia': 'official @livekit/agents-plugin-cartesia 1.8.1 stream()',
-  firstword: 'firstword CartesiaTTS, asymmetric chunking, paced (default)',
-  'firstword-eager': 'firstword CartesiaTTS, asymmetric chunking without the pacer (chunking.pacing false: the first clause always alone)',
+  'livekit-cartesia': 'official @livekit/agents-plugin-cartesia 1.8.1 stream() (Cartesia only)',
+  firstword: 'firstword, asymmetric chunking, paced (the default)',
+  'firstword-eager': 'firstword without the pacer (chunking.pacing false): the first clause always alone, as before issue 18',
   'firstword-min3': 'experiment: firstword-eager with firstChunkMinWords 3 (the older default: "Sure," / "네." merge forward)',
 };
+
+/** Whether a strategy runs against a provider's server. */
+export function speaks(name: StrategyName, provider: Provider): boolean {
+  return name !== 'livekit-cartesia' || provider === 'cartesia';
+}
 
 export interface TurnOutcome {
   /** Frames with their arrival, ms after the LLM request. */
   frames: ArrivedFrame[];
+  /** The request or context id each frame carried (same order as `frames`). */
+  frameIds: string[];
   /** Provider context ids the audio came from (to count what was sent). */
   contextIds: string[];
+  /** firstword driver: texts it sent to the provider (else counted by the Cartesia server). */
+  sentPieces?: number;
+  /** firstword driver: sockets its pool opened during the turn. */
+  socketsOpened?: number;
   /** firstword: how the pacer sent this turn's first chunk. */
   pacing?: PacingReport;
 }
@@ -50,6 +62,7 @@ export interface Strategy {
 }
 
 export interface LaneSetup {
+  provider: Provider;
   language: Language;
   baseURL: string;
   sampleRate: number;
@@ -57,6 +70,7 @@ export interface LaneSetup {
 }
 
 export function createStrategy(name: StrategyName, setup: LaneSetup): Strategy {
+  if (!speaks(name, setup.provider)) throw new Error(`${name} does not speak ${setup.provider}`);
   if (name === 'livekit-cartesia') return new PluginStrategy(setup);
   const chunking: CartesiaTTSOptions['chunking'] =
     name === 'naive'
@@ -73,20 +87,17 @@ export function createStrategy(name: StrategyName, setup: LaneSetup): Strategy {
 
 class FirstwordStrategy implements Strategy {
   readonly name: StrategyName;
-  readonly #engine: CartesiaTTS;
+  readonly #engine: FirstwordTTS;
   readonly #setup: LaneSetup;
 
   constructor(name: StrategyName, setup: LaneSetup, chunking: CartesiaTTSOptions['chunking']) {
     this.name = name;
     this.#setup = setup;
-    this.#engine = new CartesiaTTS({
-      apiKey: 'test-key',
-      voice: 'bench-voice',
-      baseURL: setup.baseURL,
-      sampleRate: setup.sampleRate,
-      language: setup.language,
-      chunking,
-    });
+    const common = { apiKey: 'test-key', baseURL: setup.baseURL, sampleRate: setup.sampleRate, chunking };
+    this.#engine =
+      setup.provider === 'cartesia'
+        ? new CartesiaTTS({ ...common, voice: 'bench-voice', language: setup.language })
+        : new ResembleTTS({ ...common, voiceUuid: 'bench-voice' });
   }
 
   prewarm(): Promise<void> {
@@ -95,16 +106,25 @@ class FirstwordStrategy implements Strategy {
 
   async speak(trace: Trace, t0: number): Promise<TurnOutcome> {
     const stream = this.#engine.stream();
+    const timeline = this.#engine.timeline;
     let pacing: PacingReport | undefined;
+    let sentPieces = 0;
     const onPacing = (e: { streamId: string; report: PacingReport }) => {
       if (e.streamId === stream.id) pacing = e.report;
     };
-    this.#engine.timeline.on('pacing', onPacing);
+    const onSent = (e: { streamId: string }) => {
+      if (e.streamId === stream.id) sentPieces++;
+    };
+    timeline.on('pacing', onPacing);
+    timeline.on('sent', onSent);
+    const opened = this.#engine.poolStats.opened;
     try {
       const outcome = await drive(stream, trace, t0, this.#setup.turnTimeoutMs);
-      return pacing ? { ...outcome, pacing } : outcome;
+      const socketsOpened = this.#engine.poolStats.opened - opened;
+      return { ...outcome, sentPieces, socketsOpened, ...(pacing ? { pacing } : {}) };
     } finally {
-      this.#engine.timeline.off('pacing', onPacing);
+      timeline.off('pacing', onPacing);
+      timeline.off('sent', onSent);
     }
   }
 
@@ -144,6 +164,7 @@ class PluginStrategy implements Strategy {
 /** Feeds the trace in real time while reading frames until END_OF_STREAM; bounded by `timeoutMs`. */
 async function drive(stream: tts.SynthesizeStream, trace: Trace, t0: number, timeoutMs: number): Promise<TurnOutcome> {
   const frames: ArrivedFrame[] = [];
+  const frameIds: string[] = [];
   const contextIds = new Set<string>();
   const feeding = replay(trace, t0, { push: (token) => stream.pushText(token), end: () => stream.endInput() });
   const reading = (async () => {
@@ -152,6 +173,7 @@ async function drive(stream: tts.SynthesizeStream, trace: Trace, t0: number, tim
       const at = performance.now() - t0;
       contextIds.add(event.requestId);
       frames.push({ at, ms: (event.frame.samplesPerChannel * 1000) / event.frame.sampleRate });
+      frameIds.push(event.requestId);
     }
   })();
   let timer: NodeJS.Timeout | undefined;
@@ -166,5 +188,5 @@ async function drive(stream: tts.SynthesizeStream, trace: Trace, t0: number, tim
     clearTimeout(timer);
     stream.close();
   }
-  return { frames, contextIds: [...contextIds] };
+  return { frames, frameIds, contextIds: [...contextIds] };
 }

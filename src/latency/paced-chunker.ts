@@ -32,12 +32,16 @@ export interface PacingSetup {
 
 class Paced implements PacedChunker {
   readonly #chunker: Chunker;
+  /** The same text cut at every sentence end: the sentence lengths the next replies expect. */
+  readonly #sentences: Chunker;
+  #sentenceChars: number[] = [];
   readonly #setup: PacingSetup;
   readonly #now: () => number;
   #pacer: ReplyPacer;
 
   constructor(options: ChunkerOptions, setup: PacingSetup) {
     this.#chunker = createChunker({ ...options, paced: true });
+    this.#sentences = createChunker({ policy: 'sentence', boundaryDetector: options.boundaryDetector });
     this.#setup = setup;
     this.#now = setup.now ?? (() => performance.now());
     this.#pacer = new ReplyPacer(setup.shape, setup.estimates);
@@ -50,17 +54,23 @@ class Paced implements PacedChunker {
   push(delta: string): Chunk[] {
     const at = this.#now();
     this.#pacer.text(at, delta);
+    this.#learnSentences(this.#sentences.push(delta));
     const out = this.#record(at, this.#chunker.push(delta), false);
     out.push(...this.#decide(at));
     return out;
   }
 
   flush(): Chunk[] {
+    this.#learnSentences(this.#sentences.flush());
     return this.#record(this.#now(), this.#chunker.flush(), false);
   }
 
   end(): Chunk[] {
+    this.#learnSentences(this.#sentences.end());
     const out = this.#record(this.#now(), this.#chunker.end(), false);
+    // Learned once the reply is over: a short first sentence ("Sure.") must not make the plan
+    // expect short sentences for the rest of its own reply.
+    for (const chars of this.#sentenceChars.splice(0)) this.#setup.estimates.observeSentence(chars);
     this.#pacer.finish();
     this.#pacer = new ReplyPacer(this.#setup.shape, this.#setup.estimates);
     return out;
@@ -84,6 +94,10 @@ class Paced implements PacedChunker {
 
   audioStarted(at: number): void {
     this.#pacer.audioStarted(at);
+  }
+
+  #learnSentences(sentences: Chunk[]): void {
+    for (const s of sentences) if (s.reason === 'sentence' || s.reason === 'end') this.#sentenceChars.push(s.text.length);
   }
 
   #decide(at: number): Chunk[] {

@@ -19,7 +19,7 @@
  */
 import type { Chunk, PendingText } from '../chunking/index.js';
 import { type PacingEstimates, ReplyTokens } from './pacing-estimates.js';
-import { type PlanFigures, PlayoutForecast, type ProviderShape, coverage } from './pacing-model.js';
+import { type PlanFigures, PlayoutForecast, type ProviderShape, coverage, slowerThanSpeech } from './pacing-model.js';
 
 /** Why the first chunk went when it did. */
 export type FirstRelease =
@@ -49,10 +49,6 @@ export interface PacingReport {
 
 const INSIDE_SENTENCE = new Set<Chunk['reason']>(['clause', 'word', 'length']);
 
-/** Text arrives (at the planned pace) slower than the voice speaks it: no chunking keeps the audio going. */
-function slowerThanSpeech(f: PlanFigures): boolean {
-  return (f.charsPerToken / f.tokenGapMs) * f.speechMsPerChar < 1;
-}
 
 export class ReplyPacer {
   readonly #estimates: PacingEstimates;
@@ -125,8 +121,7 @@ export class ReplyPacer {
     if (pending.releasableKind !== 'sentence' && this.#cutsLeft <= 0) return undefined;
     if (this.#forecast.idle(at)) return this.#dueAt === undefined ? undefined : this.#dueAt + this.#estimates.options.maxHoldMs;
     const f = this.#figures();
-    if (slowerThanSpeech(f)) return undefined;
-    return Math.max(at, this.#forecast.deadline(f));
+    return slowerThanSpeech(f) ? undefined : Math.max(at, this.#forecast.deadline(f));
   }
 
   /** A chunk went to the TTS (released by the pacer or cut by the chunker). */

@@ -1,6 +1,6 @@
 /**
  * What the pacer knows before and during a reply. Across replies (one TTS: one voice, one LLM),
- * running means and deviations (ewma.ts) of the LLM's token gaps and their spread, characters per
+ * running means and deviations (ewma.ts) of the LLM's pace and lateness, characters per
  * token and per word, sentence lengths, and the provider's first byte, speech rate and real-time
  * factor. Within a reply, its own tokens so far. `planFigures` blends the two into the pessimistic
  * figures one decision is planned with: the earlier replies are a prior worth `priorTokens` gaps,
@@ -17,8 +17,8 @@ import { observeTimeline } from './timeline-observer.js';
 export interface PacingPriors {
   /** ≈ 10 tokens/s: slower than most hosted LLMs. */
   tokenGapMs: number;
-  /** Standard deviation of the gaps over their mean. */
-  gapJitter: number;
+  /** How far arrivals fall behind the steady pace: their standard deviation over the gap. */
+  lateness: number;
   charsPerToken: number;
   /** Characters per word, with its space (English ≈ 6, Korean ≈ 4). */
   wordChars: number;
@@ -32,16 +32,14 @@ export interface PacingOptions {
   priors: PacingPriors;
   /** Gaps of evidence the earlier replies are worth against this reply's own. @defaultValue 4 */
   priorTokens: number;
-  /** Planned gap = mean × (1 + k × relative deviation): 2 covers ±50% uniform jitter (1.58 × mean). @defaultValue 2 */
-  gapDeviations: number;
-  /** Relative deviation never planned below this (a steady stream may still stutter). @defaultValue 0.1 */
-  minGapJitter: number;
+  /** Text is planned to arrive this many deviations of lateness behind the steady pace. @defaultValue 2 */
+  latenessDeviations: number;
+  /** Lateness (over the gap) never planned below this: a steady stream may still stutter. @defaultValue 0.25 */
+  minLateness: number;
   /** A word boundary lags the text by up to this many mean words (a long eojeol is common). @defaultValue 2 */
   wordSlack: number;
-  /** Planned sentence ≥ mean + k deviations of sentences seen. @defaultValue 2 */
+  /** Planned sentence = mean + k deviations of sentences seen. @defaultValue 2 */
   sentenceDeviations: number;
-  /** Planned sentence ≥ the longest seen, fading by half over this many sentences. @defaultValue 40 */
-  longestSentenceHalfLife: number;
   /** Planned speech per character ≤ mean − k deviations. @defaultValue 1 */
   speechDeviations: number;
   /**
@@ -66,7 +64,7 @@ export interface PacingOptions {
 export const DEFAULT_PACING_OPTIONS: PacingOptions = {
   priors: {
     tokenGapMs: 100,
-    gapJitter: 0.25,
+    lateness: 0.5,
     charsPerToken: 3,
     wordChars: 6,
     sentenceChars: 90,
@@ -75,11 +73,10 @@ export const DEFAULT_PACING_OPTIONS: PacingOptions = {
     realTimeFactor: 0.5,
   },
   priorTokens: 4,
-  gapDeviations: 2,
-  minGapJitter: 0.1,
+  latenessDeviations: 2,
+  minLateness: 0.25,
   wordSlack: 2,
   sentenceDeviations: 2,
-  longestSentenceHalfLife: 40,
   speechDeviations: 1,
   speechShortfall: 0.15,
   firstByteDeviations: 2,
@@ -99,35 +96,45 @@ export function resolvePacingOptions(settings: PacingSettings = {}): PacingOptio
       throw new RangeError(`pacing ${name} must be a finite number >= 0, got ${String(value)}`);
     }
   }
-  if (!(priors.tokenGapMs > 0 && priors.charsPerToken > 0 && priors.speechMsPerChar > 0 && options.longestSentenceHalfLife > 0)) {
-    throw new RangeError('pacing priors tokenGapMs, charsPerToken, speechMsPerChar and longestSentenceHalfLife must be > 0');
+  if (!(priors.tokenGapMs > 0 && priors.charsPerToken > 0 && priors.speechMsPerChar > 0)) {
+    throw new RangeError('pacing priors tokenGapMs, charsPerToken and speechMsPerChar must be > 0');
   }
   return options;
 }
 
-/** One reply's tokens so far: gap mean and spread (Welford), characters, words. */
+/**
+ * One reply's tokens so far. Their pace is the slope of a least-squares line through (token
+ * index, arrival time), and their spread the standard deviation of the arrivals around that line:
+ * unlike the mean and spread of single gaps, neither is thrown by a burst of deltas delivered
+ * together after a stall (one long gap, then several of none), and the spread is what "late" means
+ * for text: how far behind the steady pace an arrival can fall.
+ */
 export class ReplyTokens {
-  /** Deltas closer together than this came in one burst: one token's worth of time. */
-  static readonly BURST_MS = 2;
+  /** A reply spanning less than a few of these is one burst, not a pace. */
+  static readonly MIN_GAP_MS = 2;
   tokens = 0;
   chars = 0;
   words = 0;
-  gaps = 0;
-  #gapMean = 0;
-  #gapM2 = 0;
-  #lastAt = Number.NaN;
+  #t0 = 0;
+  #sx = 0;
+  #sy = 0;
+  #sxx = 0;
+  #sxy = 0;
+  #syy = 0;
+  #lastAt = 0;
   #inWord = false;
 
   add(at: number, delta: string): void {
     if (delta.length === 0) return;
-    const gap = at - this.#lastAt;
-    if (this.tokens > 0 && gap >= ReplyTokens.BURST_MS) {
-      this.gaps++;
-      const d = gap - this.#gapMean;
-      this.#gapMean += d / this.gaps;
-      this.#gapM2 += d * (gap - this.#gapMean);
-    }
-    if (this.tokens === 0 || gap >= ReplyTokens.BURST_MS) this.#lastAt = at;
+    if (this.tokens === 0) this.#t0 = at;
+    this.#lastAt = at;
+    const x = this.tokens;
+    const y = at - this.#t0;
+    this.#sx += x;
+    this.#sy += y;
+    this.#sxx += x * x;
+    this.#sxy += x * y;
+    this.#syy += y * y;
     this.tokens++;
     this.chars += delta.length;
     for (let i = 0; i < delta.length; i++) {
@@ -137,13 +144,31 @@ export class ReplyTokens {
     }
   }
 
-  get gapMean(): number {
-    return this.#gapMean;
+  /** Intervals between tokens seen. */
+  get gaps(): number {
+    return Math.max(0, this.tokens - 1);
   }
 
-  /** Standard deviation over mean (0 with fewer than two gaps). */
-  get gapJitter(): number {
-    return this.gaps > 1 && this.#gapMean > 0 ? Math.sqrt(this.#gapM2 / (this.gaps - 1)) / this.#gapMean : 0;
+  /** First token to the latest, ms. */
+  get spanMs(): number {
+    return this.#lastAt - this.#t0;
+  }
+
+  /** Milliseconds per token (0 before two tokens). */
+  get gapMean(): number {
+    const n = this.tokens;
+    const d = n * this.#sxx - this.#sx * this.#sx;
+    return n > 1 && d > 0 ? Math.max(0, (n * this.#sxy - this.#sx * this.#sy) / d) : 0;
+  }
+
+  /** Standard deviation of arrivals around the steady pace, over the pace (0 before three tokens). */
+  get lateness(): number {
+    const n = this.tokens;
+    const slope = this.gapMean;
+    if (n < 3 || slope <= 0) return 0;
+    const intercept = (this.#sy - slope * this.#sx) / n;
+    const residual = this.#syy - intercept * this.#sy - slope * this.#sxy;
+    return Math.sqrt(Math.max(0, residual) / (n - 2)) / slope;
   }
 }
 
@@ -156,12 +181,10 @@ export interface Estimate {
 
 export interface PacingEstimateView {
   tokenGapMs: Estimate;
-  gapJitter: Estimate;
+  lateness: Estimate;
   charsPerToken: Estimate;
   wordChars: Estimate;
   sentenceChars: Estimate;
-  /** The longest sentence seen, faded (see `longestSentenceHalfLife`). */
-  longestSentenceChars: number;
   speechMsPerChar: Estimate;
   firstByteMs: Estimate;
   realTimeFactor: Estimate;
@@ -171,43 +194,39 @@ export interface PacingEstimateView {
 export class PacingEstimates {
   readonly options: PacingOptions;
   readonly #gap: EwmaEstimate;
-  readonly #jitter: EwmaEstimate;
+  readonly #lateness: EwmaEstimate;
   readonly #charsPerToken: EwmaEstimate;
   readonly #wordChars: EwmaEstimate;
   readonly #sentence: EwmaEstimate;
   readonly #speech: EwmaEstimate;
   readonly #firstByte: EwmaEstimate;
   readonly #rtf: EwmaEstimate;
-  #longestSentence = 0;
-  readonly #fade: number;
 
   constructor(settings: PacingSettings = {}) {
     this.options = resolvePacingOptions(settings);
     const { priors: p, ewma } = this.options;
     this.#gap = new EwmaEstimate(p.tokenGapMs, 0, ewma);
-    this.#jitter = new EwmaEstimate(p.gapJitter, 0, ewma);
+    this.#lateness = new EwmaEstimate(p.lateness, 0, ewma);
     this.#charsPerToken = new EwmaEstimate(p.charsPerToken, 0, ewma);
     this.#wordChars = new EwmaEstimate(p.wordChars, 0, ewma);
     this.#sentence = new EwmaEstimate(p.sentenceChars, 0, ewma);
     this.#speech = new EwmaEstimate(p.speechMsPerChar, 0, ewma);
     this.#firstByte = new EwmaEstimate(p.firstByteMs, 0, ewma);
     this.#rtf = new EwmaEstimate(p.realTimeFactor, 0, ewma);
-    this.#fade = 0.5 ** (1 / this.options.longestSentenceHalfLife);
   }
 
-  /** A finished reply's tokens (a reply of a few tokens says little about the LLM's pace). */
+  /** A finished reply's tokens (a reply of a few tokens, or of one burst, says little about the LLM's pace). */
   observeReply(tokens: ReplyTokens): void {
-    if (tokens.gaps < 3) return;
+    if (tokens.gaps < 3 || tokens.spanMs < 3 * ReplyTokens.MIN_GAP_MS) return;
     this.#gap.observe(tokens.gapMean);
-    this.#jitter.observe(tokens.gapJitter);
+    this.#lateness.observe(tokens.lateness);
     this.#charsPerToken.observe(tokens.chars / tokens.tokens);
     if (tokens.words > 0) this.#wordChars.observe(tokens.chars / tokens.words);
   }
 
+  /** A sentence of a reply, as sentence chunking would cut it. */
   observeSentence(chars: number): void {
-    if (!(chars > 0)) return;
-    this.#sentence.observe(chars);
-    this.#longestSentence = Math.max(chars, this.#longestSentence * this.#fade);
+    if (chars > 0) this.#sentence.observe(chars);
   }
 
   observeSpeech(msPerChar: number): void {
@@ -231,11 +250,10 @@ export class PacingEstimates {
     const view = (e: EwmaEstimate): Estimate => ({ mean: e.mean, deviation: e.deviation, samples: e.count });
     return {
       tokenGapMs: view(this.#gap),
-      gapJitter: view(this.#jitter),
+      lateness: view(this.#lateness),
       charsPerToken: view(this.#charsPerToken),
       wordChars: view(this.#wordChars),
       sentenceChars: view(this.#sentence),
-      longestSentenceChars: this.#longestSentence,
       speechMsPerChar: view(this.#speech),
       firstByteMs: view(this.#firstByte),
       realTimeFactor: view(this.#rtf),
@@ -248,16 +266,21 @@ export class PacingEstimates {
     const n0 = o.priorTokens;
     const blend = (prior: number, observed: number, weight: number) =>
       weight > 0 ? (n0 * prior + weight * observed) / (n0 + weight) : prior;
-    const gap = blend(this.#gap.mean, tokens.gapMean, tokens.gaps);
-    const jitter = Math.sqrt(blend(this.#jitter.mean ** 2, tokens.gapJitter ** 2, Math.max(0, tokens.gaps - 1)));
+    // The reply's own pace weighs by the time it spans, in gaps of the prior's pace: a burst of
+    // tokens delivered together after a stall says almost nothing yet, a second of steady tokens a lot.
+    const evidence = Math.min(tokens.gaps, tokens.spanMs / this.#gap.mean);
+    const gap = blend(this.#gap.mean, tokens.gapMean, evidence);
+    const lateness = Math.sqrt(blend(this.#lateness.mean ** 2, tokens.lateness ** 2, Math.max(0, evidence - 1)));
     const charsPerToken = blend(this.#charsPerToken.mean, tokens.chars / Math.max(1, tokens.tokens), tokens.tokens);
     const wordChars = blend(this.#wordChars.mean, tokens.chars / Math.max(1, tokens.words), tokens.words);
     const speech = this.#speech;
     return {
-      tokenGapMs: gap * (1 + o.gapDeviations * Math.max(jitter, o.minGapJitter)),
+      tokenGapMs: gap,
+      latenessMs: gap * o.latenessDeviations * Math.max(lateness, o.minLateness),
       charsPerToken,
       wordChars: wordChars * o.wordSlack,
-      sentenceChars: Math.max(this.#sentence.upper(o.sentenceDeviations), this.#longestSentence),
+      // A few sentences say little about the next one: the prior weighs like `priorTokens` of them.
+      sentenceChars: blend(o.priors.sentenceChars, this.#sentence.upper(o.sentenceDeviations), this.#sentence.count),
       speechMsPerChar: Math.min(speech.lower(o.speechDeviations), speech.mean * (1 - o.speechShortfall)),
       firstByteMs: this.#firstByte.mean,
       nextFirstByteMs: this.#firstByte.mean,

@@ -11,7 +11,8 @@
  * where G is when the previous piece is generated (ready + ρ·a·n) and F the provider's first byte.
  * It plays from max(ready, end of the previous piece) for a·n. Silence is a piece ready after the
  * previous one's end. So the latest release of the next piece that still sounds in time is
- * E − m − F (E the end of the audio released so far, m the margin), provided G is early enough.
+ * E − m − F (E the end of the audio released so far, m the margin), provided G is early enough;
+ * where it is not, nothing released sooner than G − F (or G, sequential) sounds sooner.
  */
 
 /** What the pacer must know about a provider (declared by its codec, src/tts/codec.ts). */
@@ -24,8 +25,10 @@ export interface ProviderShape {
 
 /** The figures one decision is planned with; each is pessimistic already (see pacer-figures.ts). */
 export interface PlanFigures {
-  /** Longest gap between two LLM tokens to expect, ms. */
+  /** The LLM's pace, ms per token. */
   tokenGapMs: number;
+  /** How far behind that pace the next tokens may arrive, ms. */
+  latenessMs: number;
   charsPerToken: number;
   /** Characters a word boundary may lag the text that has arrived (a word in progress). */
   wordChars: number;
@@ -100,12 +103,14 @@ export class PlayoutForecast {
 
   /**
    * The latest release at which the next piece still sounds before the audio runs out (minus the
-   * margin); -Infinity when it cannot, however soon it goes.
+   * margin), or, where the previous piece's generation makes that impossible however soon it goes,
+   * the latest release that does not delay it further.
    */
   deadline(f: PlanFigures): number {
-    const due = this.end - f.marginMs - f.nextFirstByteMs;
-    const earliestReady = this.shape.sequential ? this.generated + f.nextFirstByteMs : this.generated;
-    return earliestReady > this.end - f.marginMs ? -Infinity : due;
+    const covered = this.end - f.marginMs;
+    return this.shape.sequential
+      ? Math.max(covered - f.nextFirstByteMs, this.generated)
+      : Math.max(covered, this.generated) - f.nextFirstByteMs;
   }
 }
 
@@ -134,10 +139,15 @@ export interface Coverage {
 
 const MAX_STEPS = 4000;
 
+/** Text arrives (at the planned pace) slower than the voice speaks it: early pieces cannot keep the audio going. */
+export function slowerThanSpeech(f: PlanFigures): boolean {
+  return f.charsPerToken * f.speechMsPerChar < f.tokenGapMs;
+}
+
 /**
- * Releases at `point`, then plays the rest of the reply forward on synthetic tokens (one every
- * `tokenGapMs`, `charsPerToken` each, a word boundary `wordChars` behind the text, a sentence end
- * every `sentenceChars`) with the pacer's own rules: a sentence end is cut once certain, a cut
+ * Releases at `point`, then plays the rest of the reply forward on synthetic tokens (`latenessMs`
+ * late, then one every `tokenGapMs`, `charsPerToken` each, a word boundary `wordChars` behind the
+ * text, a sentence end every `sentenceChars`) with the pacer's own rules: a sentence end is cut once certain, a cut
  * inside a sentence is made at the deadline while cuts are left. Covered when no silence falls
  * until a whole sentence past the open one has been released.
  */
@@ -152,10 +162,10 @@ export function coverage(forecast: PlayoutForecast, point: ReleasePoint, f: Plan
   const horizon = sentenceEnd + sentence;
   let cutsLeft = point.cutsLeft;
   let now = point.at;
-  let nextToken = point.at + f.tokenGapMs;
+  let nextToken = point.at + f.latenessMs + f.tokenGapMs;
   for (let step = 0; step < MAX_STEPS && released < horizon; step++) {
     const boundary = arrived - f.wordChars;
-    const deadline = cutsLeft > 0 ? sim.deadline(f) : Infinity;
+    const deadline = cutsLeft > 0 && !slowerThanSpeech(f) ? sim.deadline(f) : Infinity;
     if (boundary > released && deadline < nextToken) {
       now = Math.max(now, deadline);
       const gap = sim.release(now, boundary - released, f);

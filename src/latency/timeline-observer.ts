@@ -2,12 +2,13 @@
  * Turns a TTS timeline (src/tts/timeline.ts) into samples for the pacer's estimates:
  * - provider first byte: a reply's first send → its first audio byte (later requests may wait
  *   behind earlier ones, so only the first is a clean latency);
- * - speech per character: audio of a finished track over the characters of its chunks;
+ * - speech per character: audio of a finished track over the characters of its chunks, for tracks
+ *   whose text went to the provider as written (spoken-form normalization reads "$1,250.75" as
+ *   many more characters: a plan from those would expect plain text to speak longer than it does);
  * - real-time factor: first byte → end of a track, over its audio, for tracks whose text was all
- *   sent before their audio began and that were not waiting for an earlier track;
- * - sentence lengths: characters from one natural cut (a sentence end, the reply's end) to the
- *   next, whatever cuts the pacer made in between.
- * The LLM's pace is not read here: the pacer sees every token and reports it itself.
+ *   sent before their audio began and that were not waiting for an earlier track.
+ * The LLM's pace and the reply's sentences are not read here: the paced chunker sees every token
+ * and every sentence and reports them itself.
  */
 import type { EventEmitter } from 'node:events';
 import type { TimelineEvents } from '../tts/timeline.js';
@@ -16,7 +17,6 @@ export interface EstimateSink {
   observeSpeech(msPerChar: number): void;
   observeFirstByte(ms: number): void;
   observeRealTimeFactor(rtf: number): void;
-  observeSentence(chars: number): void;
 }
 
 const MIN_SPEECH_CHARS = 8;
@@ -25,43 +25,40 @@ const MIN_RTF_AUDIO_MS = 200;
 const MAX_TRACKED_STREAMS = 32;
 
 interface ReplyTrace {
-  sentenceChars: number;
   firstTrack: string | undefined;
   firstSentAt: Map<string, number>;
   lastSentAt: Map<string, number>;
+  /** Characters other than spaces sent on each track. */
+  sentChars: Map<string, number>;
   firstByteAt: Map<string, number>;
   lastDoneAt: number;
 }
+
+const nonSpace = (text: string): number => text.replace(/\s+/g, '').length;
 
 /** Feeds `sink` from `timeline` until the returned function is called. */
 export function observeTimeline(sink: EstimateSink, timeline: EventEmitter<TimelineEvents>): () => void {
   const replies = new Map<string, ReplyTrace>();
 
-  const onChunk = ({ streamId, index, chunk }: TimelineEvents['chunk'][0]): void => {
+  const onChunk = ({ streamId, index }: TimelineEvents['chunk'][0]): void => {
     if (index === 0) {
       replies.delete(streamId);
       replies.set(streamId, {
-        sentenceChars: 0,
         firstTrack: undefined,
         firstSentAt: new Map(),
         lastSentAt: new Map(),
+        sentChars: new Map(),
         firstByteAt: new Map(),
         lastDoneAt: -Infinity,
       });
       if (replies.size > MAX_TRACKED_STREAMS) replies.delete(replies.keys().next().value!);
     }
-    const reply = replies.get(streamId);
-    if (!reply) return;
-    reply.sentenceChars += chunk.text.length + (reply.sentenceChars > 0 ? 1 : 0);
-    if (chunk.reason === 'sentence' || chunk.reason === 'end') {
-      sink.observeSentence(reply.sentenceChars);
-      reply.sentenceChars = 0;
-    }
   };
 
-  const onSent = ({ streamId, track, at }: TimelineEvents['sent'][0]): void => {
+  const onSent = ({ streamId, track, text, at }: TimelineEvents['sent'][0]): void => {
     const reply = replies.get(streamId);
     if (!reply) return;
+    reply.sentChars.set(track, (reply.sentChars.get(track) ?? 0) + nonSpace(text));
     reply.firstTrack ??= track;
     if (!reply.firstSentAt.has(track)) reply.firstSentAt.set(track, at);
     reply.lastSentAt.set(track, at);
@@ -79,8 +76,9 @@ export function observeTimeline(sink: EstimateSink, timeline: EventEmitter<Timel
     const reply = replies.get(event.streamId);
     const audioMs = ((event.endSample - event.startSample) * 1000) / event.sampleRate;
     const chars = event.chunks.reduce((n, c) => n + c.text.length, 0);
-    if (chars >= MIN_SPEECH_CHARS && audioMs > 0) sink.observeSpeech(audioMs / chars);
     if (!reply) return;
+    const asWritten = reply.sentChars.get(event.track) === event.chunks.reduce((n, c) => n + nonSpace(c.text), 0);
+    if (asWritten && chars >= MIN_SPEECH_CHARS && audioMs > 0) sink.observeSpeech(audioMs / chars);
     const firstByteAt = reply.firstByteAt.get(event.track);
     const lastSentAt = reply.lastSentAt.get(event.track);
     const clean =

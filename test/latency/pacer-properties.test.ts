@@ -7,7 +7,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { makeTrace } from '../../bench/llm.js';
 import { createChunker } from '../../src/chunking/index.js';
-import { DEFAULT_PACING_OPTIONS, type PacingSettings } from '../../src/latency/pacing-estimates.js';
+import { DEFAULT_PACING_OPTIONS, type PacingSettings, ReplyTokens } from '../../src/latency/pacing-estimates.js';
 import type { ProviderShape } from '../../src/latency/pacing-model.js';
 import { type Physics, boundaries, eagerFirstAt, playoutGaps, runPaced } from './pacing-harness.js';
 
@@ -67,14 +67,14 @@ const SPEECH: Record<Language, number> = { en: 65, ko: 110 };
 
 /**
  * The text is at least as far along as planned at every moment after `from`: the latest certain
- * word boundary is never behind the planned stream's (a token of `charsPerToken` characters every
- * `tokenGapMs`, its boundary `wordChars` behind it). That is the rate the pacer planned with,
- * measured where it matters: in text that can be released.
+ * word boundary is never behind the planned stream's (tokens of `charsPerToken` characters,
+ * `latenessMs` late and then one every `tokenGapMs`, the boundary `wordChars` behind them). That
+ * is the rate the pacer planned with, measured where it matters: in text that can be released.
  */
 function atPlannedRate(
   trace: { tokens: string[]; at: number[] },
   from: number,
-  f: { tokenGapMs: number; charsPerToken: number; wordChars: number },
+  f: { tokenGapMs: number; latenessMs: number; charsPerToken: number; wordChars: number },
 ): boolean {
   const probe = createChunker({ paced: true });
   let origin: number | undefined;
@@ -82,9 +82,9 @@ function atPlannedRate(
   for (let i = 0; i < trace.tokens.length; i++) {
     if (trace.at[i]! > from) {
       origin ??= probe.pending().chars;
-      // Just before token i arrives, the planned stream has delivered this much.
-      const planned = origin + Math.floor((trace.at[i]! - from - 1e-6) / f.tokenGapMs) * f.charsPerToken - f.wordChars;
-      if (boundary < planned) return false;
+      // Just before token i arrives, the planned stream has delivered this many tokens.
+      const due = Math.max(0, Math.ceil((trace.at[i]! - from - f.latenessMs) / f.tokenGapMs - 1e-9) - 1);
+      if (boundary < origin + due * f.charsPerToken - f.wordChars) return false;
     }
     probe.push(trace.tokens[i]!);
     boundary = probe.pending().releasable;
@@ -94,10 +94,13 @@ function atPlannedRate(
 
 /** What earlier replies of the same LLM and voice would have taught the pacer. */
 function settingsFor(c: Case): PacingSettings {
+  const earlier = new ReplyTokens();
+  const other = makeTrace(c.reply, c.language, { firstTokenMs: 0, tokensPerSecond: c.tokensPerSecond, jitter: c.jitter, seed: c.seed + 1 });
+  other.tokens.forEach((token, i) => earlier.add(other.at[i]!, token));
   return {
     priors: {
       tokenGapMs: 1000 / c.tokensPerSecond,
-      gapJitter: c.jitter / Math.sqrt(3),
+      lateness: earlier.lateness,
       charsPerToken: c.language === 'ko' ? 1.6 : 4,
       wordChars: c.language === 'ko' ? 4 : 6,
       sentenceChars: LONGEST[c.language],
@@ -137,8 +140,8 @@ describe('pacer properties', () => {
       }),
       { numRuns: runs(300) },
     );
-    // Not vacuous: most generated traces are within the plan (about 4 in 5).
-    expect(planned / total).toBeGreaterThan(0.6);
+    // Not vacuous: many generated traces are within the plan (about half).
+    expect(planned / total).toBeGreaterThan(0.4);
   });
 
   it('sends the first chunk when the first-clause rule would, or at most the hold bound later', () => {

@@ -2,6 +2,7 @@ import { initializeLogger } from '@livekit/agents';
 import { EventEmitter } from 'node:events';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type Chunk, sanitizeForSpeech } from '../../src/chunking/index.js';
+import { createPacedChunker } from '../../src/latency/paced-chunker.js';
 import { PacingEstimates, ReplyTokens } from '../../src/latency/pacing-estimates.js';
 import { pacingShape } from '../../src/tts/codec.js';
 import { CartesiaTTS, ResembleTTS } from '../../src/tts/index.js';
@@ -21,54 +22,65 @@ function replyTokens(gaps: readonly number[], text = 'abc '): ReplyTokens {
 }
 
 describe('ReplyTokens', () => {
-  it('measures gaps, their spread, characters and words; a burst of deltas is one token of time', () => {
-    const t = replyTokens([100, 100, 100, 0, 100]);
-    expect(t.gaps).toBe(4);
-    expect(t.gapMean).toBe(100);
-    expect(t.gapJitter).toBe(0);
-    expect(t.tokens).toBe(6);
-    expect(t.words).toBe(6);
-    const jittered = replyTokens([50, 150, 50, 150]);
-    expect(jittered.gapMean).toBe(100);
-    expect(jittered.gapJitter).toBeCloseTo(Math.sqrt((4 * 2500) / 3) / 100, 9);
+  it('measures the pace as a line through the arrivals, and lateness as the spread around it', () => {
+    const steady = replyTokens([100, 100, 100, 100, 100]);
+    expect(steady.gaps).toBe(5);
+    expect(steady.gapMean).toBeCloseTo(100, 9);
+    expect(steady.lateness).toBeCloseTo(0, 9);
+    expect(steady.tokens).toBe(6);
+    expect(steady.words).toBe(6);
+  });
+
+  it('keeps the pace through a stall and the burst after it; the stall shows as lateness', () => {
+    // Tokens due every 100 ms; 3 and 4 held back by a 300 ms stall, then delivered with 5.
+    const bunched = new ReplyTokens();
+    for (const at of [0, 100, 200, 500, 500, 500, 600, 700]) bunched.add(at, 'abc ');
+    expect(bunched.gapMean).toBeGreaterThan(95);
+    expect(bunched.gapMean).toBeLessThan(115);
+    expect(bunched.lateness).toBeGreaterThan(0.3);
+    expect(bunched.lateness).toBeLessThan(1.5);
   });
 });
 
 describe('PacingEstimates', () => {
-  it('plans from the priors before any reply, slow and spread out', () => {
+  it('plans from the priors before any reply, slow and late', () => {
     const f = new PacingEstimates().planFigures(new ReplyTokens());
-    expect(f.tokenGapMs).toBeCloseTo(100 * (1 + 2 * 0.25), 9);
+    expect(f.tokenGapMs).toBe(100);
+    expect(f.latenessMs).toBeCloseTo(100 * 2 * 0.5, 9);
     expect(f.speechMsPerChar).toBeCloseTo(70 * 0.85, 9);
     expect(f.marginMs).toBe(40);
   });
 
   it('lets this reply\'s own tokens move the plan within a few tokens, the earlier replies as the prior', () => {
-    const e = new PacingEstimates({ priors: { tokenGapMs: 25, gapJitter: 0 } });
+    const e = new PacingEstimates({ priors: { tokenGapMs: 25, lateness: 0 } });
     const planned = (gaps: number) => e.planFigures(replyTokens(Array(gaps).fill(100))).tokenGapMs;
-    // One 100 ms gap against four of prior 25 ms: (4 · 25 + 100) / 5 = 40 ms, ×1.2 for the jitter floor.
-    expect(planned(1)).toBeCloseTo(40 * 1.2, 9);
-    expect(planned(12)).toBeCloseTo(((4 * 25 + 12 * 100) / 16) * 1.2, 9);
-    expect(planned(12)).toBeGreaterThan(planned(1));
+    // One 100 ms gap against four of the prior's 25 ms: (4 · 25 + 100) / 5 = 40 ms.
+    expect(planned(1)).toBeCloseTo(40, 9);
+    expect(planned(12)).toBeCloseTo((4 * 25 + 12 * 100) / 16, 9);
   });
 
-  it('plans a jittered LLM with longer gaps than a steady one of the same mean', () => {
-    const e = new PacingEstimates({ priors: { tokenGapMs: 67, gapJitter: 0 } });
-    const steady = e.planFigures(replyTokens(Array(20).fill(67))).tokenGapMs;
-    const jittered = e.planFigures(replyTokens(Array.from({ length: 20 }, (_, i) => (i % 2 ? 34 : 100)))).tokenGapMs;
-    expect(jittered).toBeGreaterThan(steady * 1.3);
+  it('plans a jittered LLM later than a steady one of the same pace', () => {
+    const e = new PacingEstimates({ priors: { tokenGapMs: 67, lateness: 0 } });
+    const steady = e.planFigures(replyTokens(Array(20).fill(67)));
+    const jittered = e.planFigures(replyTokens(Array.from({ length: 20 }, (_, i) => (i % 4 < 2 ? 34 : 100))));
+    expect(jittered.tokenGapMs).toBeCloseTo(steady.tokenGapMs, 0);
+    expect(jittered.latenessMs).toBeGreaterThan(steady.latenessMs * 1.3);
   });
 
-  it('learns the LLM from finished replies, and remembers a rare long sentence', () => {
+  it('learns the LLM from finished replies, and plans sentences a little longer than most', () => {
     const e = new PacingEstimates();
     e.observeReply(replyTokens([30, 30])); // too short to say anything
     expect(e.estimates.tokenGapMs.samples).toBe(0);
     for (let i = 0; i < 10; i++) e.observeReply(replyTokens(Array(30).fill(25)));
     expect(e.estimates.tokenGapMs.mean).toBeCloseTo(25, 6);
     expect(e.estimates.charsPerToken.mean).toBeCloseTo(4, 6);
-    for (let i = 0; i < 20; i++) e.observeSentence(40);
-    e.observeSentence(200);
-    for (let i = 0; i < 5; i++) e.observeSentence(40);
-    expect(e.planFigures(new ReplyTokens()).sentenceChars).toBeGreaterThan(150);
+    e.observeSentence(5);
+    // One short sentence barely moves the prior (90): it weighs like 4 sentences.
+    expect(e.planFigures(new ReplyTokens()).sentenceChars).toBeGreaterThan(70);
+    for (let i = 0; i < 40; i++) e.observeSentence(i % 2 ? 20 : 60);
+    const planned = e.planFigures(new ReplyTokens()).sentenceChars;
+    expect(planned).toBeGreaterThan(60);
+    expect(planned).toBeLessThan(90);
   });
 
   it('rejects settings that would make the plan meaningless', () => {
@@ -80,19 +92,15 @@ describe('PacingEstimates', () => {
 describe('PacingEstimates from a TTS timeline', () => {
   const chunk = (text: string, reason: Chunk['reason']): Chunk => ({ text, start: 0, end: text.length, reason });
 
-  it('takes the first byte, speech per character, real-time factor and sentence lengths', () => {
+  it('takes the first byte, speech per character of text read as written, and real-time factor', () => {
     const timeline = new EventEmitter<TimelineEvents>();
     const e = new PacingEstimates();
     const stop = e.observe(timeline);
     const at = 1000;
-    const emitChunk = (index: number, c: Chunk) => timeline.emit('chunk', { streamId: 's', segmentId: 's_0', index, chunk: c, at });
-    emitChunk(0, chunk('Sure.', 'sentence'));
-    timeline.emit('sent', { streamId: 's', segmentId: 's_0', track: 'k', text: 'Sure.', at });
+    timeline.emit('chunk', { streamId: 's', segmentId: 's_0', index: 0, chunk: chunk('a'.repeat(50), 'clause'), at });
+    timeline.emit('sent', { streamId: 's', segmentId: 's_0', track: 'k', text: 'a'.repeat(50), at });
     timeline.emit('first_byte', { streamId: 's', segmentId: 's_0', track: 'k', at: at + 150 });
-    // A sentence cut early by the pacer counts as one sentence of 10 + 1 + 9 characters.
-    emitChunk(1, chunk('x'.repeat(10), 'word'));
-    emitChunk(2, chunk('y'.repeat(9), 'sentence'));
-    timeline.emit('sent', { streamId: 's', segmentId: 's_0', track: 'k', text: 'rest', at: at + 400 });
+    timeline.emit('sent', { streamId: 's', segmentId: 's_0', track: 'k', text: 'b'.repeat(50), at: at + 400 });
     timeline.emit('track_done', {
       streamId: 's',
       segmentId: 's_0',
@@ -106,13 +114,28 @@ describe('PacingEstimates from a TTS timeline', () => {
     const v = e.estimates;
     expect(v.firstByteMs).toMatchObject({ mean: 150, samples: 1 });
     expect(v.speechMsPerChar).toMatchObject({ mean: 70, samples: 1 });
-    expect(v.sentenceChars.samples).toBe(2);
-    expect(v.longestSentenceChars).toBe(20);
     // The track kept receiving text after its audio began: no real-time factor sample.
     expect(v.realTimeFactor.samples).toBe(0);
+    // Text read in spoken form ("$5" → "five dollars") speaks longer than its characters: no sample.
+    const spoken = chunk('It is $5 now.', 'end');
+    timeline.emit('chunk', { streamId: 't', segmentId: 't_0', index: 0, chunk: spoken, at });
+    timeline.emit('sent', { streamId: 't', segmentId: 't_0', track: 'm', text: 'It is five dollars now.', at });
+    timeline.emit('track_done', { streamId: 't', segmentId: 't_0', track: 'm', chunks: [spoken], startSample: 0, endSample: 16_000, sampleRate: 16_000, at: 9000 });
+    expect(e.estimates.speechMsPerChar.samples).toBe(1);
     stop();
-    emitChunk(0, chunk('More.', 'sentence'));
-    expect(e.estimates.sentenceChars.samples).toBe(2);
+    timeline.emit('first_byte', { streamId: 's', segmentId: 's_0', track: 'k2', at: at + 900 });
+    expect(e.estimates.firstByteMs.samples).toBe(1);
+  });
+
+  it('learns sentences from the text, whatever the pacer cut, once the reply is over', () => {
+    const e = new PacingEstimates();
+    let clock = 0;
+    const chunker = createPacedChunker({}, { shape: { continuation: true, sequential: false }, estimates: e, now: () => (clock += 50) });
+    for (const token of tokens('Sure. The meeting has been moved to Thursday. Bye now.')) chunker.push(token);
+    expect(e.estimates.sentenceChars.samples).toBe(0);
+    chunker.end();
+    expect(e.estimates.sentenceChars.samples).toBe(3);
+    expect(e.estimates.sentenceChars.mean).toBeCloseTo((5 + 39 + 8) / 3, 9);
   });
 });
 
