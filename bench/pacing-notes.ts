@@ -37,7 +37,7 @@ export function pacingNotes(rows: readonly Row[]): string[] {
         const eager = row.cells['firstword-eager'];
         const gave = c.pacing.reasons;
         if ((gave.held ?? 0) > 0) {
-          const silences = eager ? ` (firstword-eager: ${eager.underrunTotal}/${eager.turns} turns with a silence, ${Math.round(eager.underrunMs)} ms per turn)` : '';
+          const silences = eager ? ` (firstword-eager: ${eager.underrunTotal} silences in ${eager.turns} turns, ${Math.round(eager.underrunMs)} ms per turn)` : '';
           lines.push(`${where}: TTFA given up for no silence — first chunk held +${Math.round(c.pacing.heldP50Ms)} ms (p50) in ${gave.held}/${c.turns} turns: ${heldWhy(provider, c)}${silences}`);
         }
         const gaveUp = (gave.bound ?? 0) + (gave['slow-llm'] ?? 0);
@@ -49,7 +49,7 @@ export function pacingNotes(rows: readonly Row[]): string[] {
         }
         if (c.underrunTotal > 0 && gaveUp === 0) {
           lines.push(
-            `${where}: MISS — ${c.underrunTotal}/${c.turns} turns with a silence (${Math.round(c.underrunMs)} ms per turn) although the plan covered them (${reasonsText(c)}): ` +
+            `${where}: MISS — ${c.underrunTotal} silences in ${c.turns} turns (${Math.round(c.underrunMs)} ms per turn) although the plan covered them (${reasonsText(c)}): ` +
               `the text came slower than planned (${Math.round(c.pacing.plannedTokenGapMs)} ms per token) or the machine's timers were late`,
           );
         }
