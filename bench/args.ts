@@ -1,7 +1,7 @@
 /** Command line of `npm run bench`: every flag validated, one clear error for the first bad one. */
 import { ArgsError, readFlags } from './flags.js';
-import { SCENARIOS } from './scenarios.js';
 import { PROVIDERS, type Provider } from './peers/catalog.js';
+import { type Condition, DEFAULT_CONDITIONS, SCENARIOS } from './scenarios.js';
 import { DEFAULT_STRATEGIES, STRATEGY_NAMES, type StrategyName } from './strategies.js';
 
 export interface BenchArgs {
@@ -10,16 +10,19 @@ export interface BenchArgs {
   outDir: string;
   reps: number;
   lanes: number;
+  /** The LLM conditions (rate, jitter) every scenario is spoken under. */
+  conditions: Condition[];
+  /** Their distinct rates, fastest first (the load test uses the first). */
   tokensPerSecond: number[];
+  /** Each provider's servers speak every strategy of --strategies that speaks it. */
+  providers: Provider[];
   firstTokenMs: number;
   firstByteMs: number;
   realTimeFactor: number;
   msPerCharKo: number;
   msPerCharEn: number;
-  llmJitter: number;
   gapToleranceMs: number;
   strategies: StrategyName[];
-  providers: Provider[];
   /** Run the Python peers of --strategies (false: --no-python-peers). */
   pythonPeers: boolean;
   /** Barge-ins per strategy x scenario x rate for the stale-audio figure (0: none). */
@@ -38,16 +41,16 @@ export const DEFAULT_ARGS: BenchArgs = {
   outDir: 'out/bench',
   reps: 20,
   lanes: 40,
+  conditions: [...DEFAULT_CONDITIONS],
   tokensPerSecond: [40, 15],
+  providers: [...PROVIDERS],
   firstTokenMs: 300,
   firstByteMs: 120,
   realTimeFactor: 0.2,
   msPerCharKo: 110,
   msPerCharEn: 65,
-  llmJitter: 0,
   gapToleranceMs: 1,
   strategies: [...DEFAULT_STRATEGIES],
-  providers: [...PROVIDERS],
   pythonPeers: true,
   bargeInReps: 2,
   scenarios: SCENARIOS.map((s) => s.name),
@@ -60,18 +63,19 @@ export const DEFAULT_ARGS: BenchArgs = {
 
 export const HELP = `npm run bench -- [options]
 
-Side-by-side time to first audio of firstword's strategies and its peers (the official JS Cartesia
-plugin; LiveKit's Python Cartesia and Resemble plugins and Pipecat's services, in a venv the bench
-builds: bench/peers/README.md) against local Cartesia- and Resemble-protocol servers (real
-WebSockets on 127.0.0.1, servers in a child process), stale audio after barge-ins, then a load test
-of concurrent firstword streams. Prints a table, writes a PNG chart (and optionally JSON).
+Side-by-side time to first audio, silences and boundaries of firstword's strategies (paced and
+eager) and its peers (the official JS Cartesia plugin; LiveKit's Python Cartesia and Resemble
+plugins and Pipecat's services, in a venv the bench builds: bench/peers/README.md), every scenario
+against local Cartesia- and Resemble-protocol servers (real WebSockets on 127.0.0.1, servers in a
+child process) under each LLM condition, stale audio after barge-ins, then a load test of
+concurrent firstword streams. Prints tables, writes a PNG chart (and optionally JSON).
 
 Workload
   --reps N                 repetitions of every scenario x strategy x rate   (default ${DEFAULT_ARGS.reps})
   --lanes N                concurrent calls (lanes), shared out by work        (default ${DEFAULT_ARGS.lanes})
-  --tps LIST               LLM tokens per second, comma-separated             (default ${DEFAULT_ARGS.tokensPerSecond.join(',')})
+  --tps LIST               LLM conditions, comma-separated: RATE (tokens/s, steady) or RATE~F
+                           (each gap x uniform[1-F, 1+F], F in 0..0.9)          (default ${DEFAULT_ARGS.conditions.map(conditionArg).join(',')})
   --first-token-ms MS      LLM request -> first token                         (default ${DEFAULT_ARGS.firstTokenMs})
-  --llm-jitter F           each token gap varies by +-F (0..0.9)              (default ${DEFAULT_ARGS.llmJitter})
   --first-byte-ms MS       provider text -> first audio byte                  (default ${DEFAULT_ARGS.firstByteMs})
   --rtf F                  provider real-time factor (0..2)                   (default ${DEFAULT_ARGS.realTimeFactor})
   --ms-per-char-ko MS      speech per Korean character                        (default ${DEFAULT_ARGS.msPerCharKo})
@@ -79,7 +83,9 @@ Workload
   --gap-tolerance-ms MS    playout gaps up to this are not underruns          (default ${DEFAULT_ARGS.gapToleranceMs})
   --strategies LIST        any of: ${STRATEGY_NAMES.join(', ')}
                            (default: all but the experiment firstword-min3)
-  --providers LIST         cartesia, resemble: each speaks the strategies that speak it (default both)
+  --providers LIST         any of: ${PROVIDERS.join(', ')}: each speaks the strategies that speak it (default all)
+                           (livekit-cartesia and the *-cartesia peers speak Cartesia only, the
+                           *-resemble peers Resemble only)
   --no-python-peers        leave out the Python peers (no venv needed)
   --barge-in-reps N        barge-ins per strategy x scenario x rate, for stale audio (default ${DEFAULT_ARGS.bargeInReps}; 0 = none)
   --scenarios LIST         subset of scenario names (or ko / en)
@@ -99,6 +105,21 @@ Output
 `;
 
 export { ArgsError } from './flags.js';
+
+function conditionArg(c: Condition): string {
+  return c.jitter > 0 ? `${c.tokensPerSecond}~${c.jitter}` : String(c.tokensPerSecond);
+}
+
+function parseConditions(raw: string): Condition[] {
+  const conditions = raw.split(',').map((entry) => {
+    const [rate, jitter = '0', extra] = entry.trim().split('~');
+    const c = { tokensPerSecond: Number(rate), jitter: Number(jitter) };
+    const ok = extra === undefined && Number.isFinite(c.tokensPerSecond) && c.tokensPerSecond >= 1 && c.tokensPerSecond <= 1000 && c.jitter >= 0 && c.jitter <= 0.9;
+    if (!ok) throw new ArgsError(`--tps entries are RATE or RATE~JITTER, rates in [1, 1000], jitter in [0, 0.9] (got ${JSON.stringify(entry)})`);
+    return c;
+  });
+  return conditions.filter((c, i) => conditions.findIndex((d) => conditionArg(d) === conditionArg(c)) === i);
+}
 
 export function parseArgs(argv: readonly string[]): BenchArgs | 'help' {
   const args: BenchArgs = { ...DEFAULT_ARGS };
@@ -123,19 +144,15 @@ export function parseArgs(argv: readonly string[]): BenchArgs | 'help' {
       case '--lanes':
         args.lanes = read.num(1, 256, true);
         break;
-      case '--tps': {
-        const list = read.value().split(',').map((s) => Number(s.trim()));
-        if (list.length === 0 || list.some((n) => !Number.isFinite(n) || n < 1 || n > 1000)) {
-          throw new ArgsError('--tps must be a comma-separated list of rates in [1, 1000]');
-        }
-        args.tokensPerSecond = [...new Set(list)];
+      case '--tps':
+        args.conditions = parseConditions(read.value());
+        args.tokensPerSecond = [...new Set(args.conditions.map((c) => c.tokensPerSecond))];
         break;
-      }
+      case '--providers':
+        args.providers = pickList(read.value(), PROVIDERS, read.flag);
+        break;
       case '--first-token-ms':
         args.firstTokenMs = read.num(0, 10_000);
-        break;
-      case '--llm-jitter':
-        args.llmJitter = read.num(0, 0.9);
         break;
       case '--first-byte-ms':
         args.firstByteMs = read.num(0, 10_000);
@@ -154,9 +171,6 @@ export function parseArgs(argv: readonly string[]): BenchArgs | 'help' {
         break;
       case '--strategies':
         args.strategies = pickList(read.value(), STRATEGY_NAMES, read.flag);
-        break;
-      case '--providers':
-        args.providers = pickList(read.value(), PROVIDERS, read.flag);
         break;
       case '--no-python-peers':
         args.pythonPeers = false;

@@ -6,7 +6,8 @@
 import { Resvg } from '@resvg/resvg-js';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import type { Row } from './report.js';
+import { type Row, conditionsOf, rowsOf } from './report.js';
+import { conditionLabel } from './scenarios.js';
 import type { StrategyName } from './strategies.js';
 
 const COLORS: Record<StrategyName, string> = {
@@ -14,7 +15,7 @@ const COLORS: Record<StrategyName, string> = {
   sentence: '#8d6e63',
   'livekit-cartesia': '#1e88e5',
   firstword: '#e53935',
-  'firstword-adaptive': '#fb8c00',
+  'firstword-eager': '#fb8c00',
   'firstword-min3': '#00897b',
   'livekit-python-cartesia': '#3949ab',
   'livekit-python-resemble': '#5e35b1',
@@ -82,16 +83,17 @@ function ttfaPanel(rows: Row[], strategies: readonly StrategyName[], top: number
   return parts.join('\n');
 }
 
+const groupOf = (r: Row) => `${r.provider} ${r.language} @ ${conditionLabel(r)}`;
+
 function underrunPanel(rows: Row[], strategies: readonly StrategyName[], top: number): string {
-  const group = (r: Row) => `${r.provider} ${r.language} @ ${r.tokensPerSecond} tok/s`;
-  const groups = [...new Set(rows.map(group))];
+  const groups = [...new Set(rows.map(groupOf))];
   const parts: string[] = [];
   const x0 = MARGIN.left;
   const plotW = WIDTH - MARGIN.left - MARGIN.right;
   const plotH = PANEL_HEIGHT - MARGIN.top - MARGIN.bottom;
   const y0 = top + MARGIN.top + plotH;
   const values = groups.map((g) => {
-    const mine = rows.filter((r) => group(r) === g);
+    const mine = rows.filter((r) => groupOf(r) === g);
     return strategies.map((s) => {
       const cells = mine.map((r) => r.cells[s]).filter((c) => c !== undefined);
       return cells.length ? cells.reduce((n, c) => n + c.underrunMs, 0) / cells.length : 0;
@@ -114,14 +116,16 @@ function underrunPanel(rows: Row[], strategies: readonly StrategyName[], top: nu
       parts.push(`<rect x="${bx.toFixed(1)}" y="${y(v).toFixed(1)}" width="${(barW - 2).toFixed(1)}" height="${(y0 - y(v)).toFixed(1)}" fill="${COLORS[s]}"/>`);
       parts.push(text(bx + barW / 2, y(v) - 4, v.toFixed(0), { anchor: 'middle', size: 10 }));
     });
-    parts.push(text(gx + groupW * 0.35, y0 + 18, g, { anchor: 'middle', size: 12 }));
+    parts.push(text(gx + groupW * 0.35, y0 + 18, g, { anchor: 'middle', size: 10 }));
   });
   parts.push(`<line x1="${x0}" x2="${x0 + plotW}" y1="${y0}" y2="${y0}" stroke="#424242"/>`);
   return parts.join('\n');
 }
 
 export function renderChart(rows: Row[], strategies: readonly StrategyName[], subtitle: string): Buffer {
-  const panels = [...new Set(rows.map((r) => `${r.provider}@${r.tokensPerSecond}`))];
+  const panels = [...new Set(rows.map((r) => r.provider))].flatMap((provider) =>
+    conditionsOf(rows.filter((r) => r.provider === provider)).map((c) => ({ provider, c, rows: rowsOf(rows, provider, c) })),
+  );
   const legendH = 30 + 20 * Math.ceil(strategies.length / LEGEND_PER_LINE);
   const height = legendH + PANEL_HEIGHT * (panels.length + 1);
   const parts: string[] = [`<rect width="${WIDTH}" height="${height}" fill="#ffffff"/>`];
@@ -134,11 +138,9 @@ export function renderChart(rows: Row[], strategies: readonly StrategyName[], su
   });
   parts.push(text(WIDTH - MARGIN.right, 24, 'bar p50, whisker p90, black line = floor', { size: 12, anchor: 'end' }));
   panels.forEach((panel, i) => {
-    const mine = rows.filter((r) => `${r.provider}@${r.tokensPerSecond}` === panel);
-    const [provider, tps] = panel.split('@');
-    const title = `Time to first audio, ${provider}, LLM ${tps} tokens/s (ms from the LLM request)`;
-    const present = strategies.filter((s) => mine.some((r) => r.cells[s]));
-    parts.push(ttfaPanel(mine, present, legendH + i * PANEL_HEIGHT, title));
+    const title = `${panel.provider}: time to first audio, LLM ${conditionLabel(panel.c)} (ms from the LLM request)`;
+    const present = strategies.filter((s) => panel.rows.some((r) => r.cells[s]));
+    parts.push(ttfaPanel(panel.rows, present, legendH + i * PANEL_HEIGHT, title));
   });
   parts.push(underrunPanel(rows, strategies, legendH + panels.length * PANEL_HEIGHT));
   const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${WIDTH}" height="${height}" viewBox="0 0 ${WIDTH} ${height}">\n${parts.join('\n')}\n</svg>`;

@@ -1,16 +1,17 @@
 /**
- * The latency half of the benchmark: every (scenario, LLM rate, repetition) trace is spoken by
- * every strategy. Lanes stand for concurrent calls: each lane owns one TTS per strategy (so the
- * adaptive one learns from its own call's turns, as in production) and speaks its turns one after
- * another; lanes of all languages and rates run side by side to keep the wall time short. Lanes
- * are shared out by estimated work and filled longest job first, so they finish together.
+ * The latency half of the benchmark: every (scenario, LLM condition, repetition) trace is spoken
+ * by every strategy against every provider's server. Lanes stand for concurrent calls: each lane
+ * owns one TTS per strategy (so the paced one learns from its own call's turns, as in production)
+ * and speaks its turns one after another; lanes of all providers, languages and conditions run
+ * side by side to keep the wall time short. Lanes are shared out by estimated work and filled
+ * longest job first, so they finish together.
  */
 import { type Floor, floorOf } from './floor.js';
 import { type Trace, makeTrace, seededRandom } from './llm.js';
 import { type Provider, SAMPLE_RATES } from './peers/catalog.js';
 import { clientKey, serverName } from './peers/providers.js';
 import { simulatePlayout } from './playout.js';
-import type { Language, Scenario } from './scenarios.js';
+import type { Condition, Language, Scenario } from './scenarios.js';
 import type { RemoteServers } from './servers.js';
 import { type Strategy, type StrategyName, type TurnOutcome, createStrategy, providersOf } from './strategies.js';
 
@@ -19,7 +20,7 @@ export interface LatencyConfig {
   /** Each provider speaks every strategy of the list that speaks it (strategies.ts providersOf). */
   providers: readonly Provider[];
   strategies: readonly StrategyName[];
-  tokensPerSecond: readonly number[];
+  conditions: readonly Condition[];
   reps: number;
   /** Concurrent calls in total, shared among the language x rate groups by their work. */
   lanes: number;
@@ -28,7 +29,6 @@ export interface LatencyConfig {
   msPerChar: Record<Language, number>;
   firstTokenMs: number;
   firstByteMs: number;
-  llmJitter: number;
   gapToleranceMs: number;
   turnTimeoutMs: number;
   seed: number;
@@ -42,22 +42,27 @@ export interface TurnRecord {
   scenario: string;
   language: Language;
   tokensPerSecond: number;
+  jitter: number;
   strategy: StrategyName;
   rep: number;
   ttfaMs: number;
   floorMs: number;
   certainMs: number;
+  /** The first-clause rule's first chunk of this reply. */
+  firstClause: string;
   underruns: number;
   underrunMs: number;
+  /** Texts the provider server received from this client for the turn (requests, or pieces of a continued context). */
   chunks: number;
+  /** Cuts inside the reply: chunks − 1. */
+  boundaries: number;
   /** Sockets the provider server saw this client open since its previous turn (count at the server). */
   socketsOpened: number;
   audioMs: number;
   llmEndMs: number;
   /** Where each underrun fell (audio ms played before it) and its length. */
   gaps: Array<{ afterAudioMs: number; ms: number }>;
-  firstChunkTarget?: number;
-  adaptive?: TurnOutcome['adaptive'];
+  pacing?: TurnOutcome['pacing'];
 }
 
 interface Job {
@@ -83,35 +88,46 @@ function estimateMs(scenario: Scenario, strategy: StrategyName, trace: Trace, co
   return end + config.firstByteMs + 200;
 }
 
+interface Group {
+  provider: Provider;
+  language: Language;
+  condition: Condition;
+  /** The strategies of the run that speak this provider. */
+  strategies: readonly StrategyName[];
+  jobs: Job[];
+}
+
 export async function runLatency(
   config: LatencyConfig,
   servers: RemoteServers,
   onTurn: (done: number, total: number) => void,
 ): Promise<TurnRecord[]> {
-  const groups: Array<{ provider: Provider; language: Language; tps: number; strategies: StrategyName[]; jobs: Job[] }> = [];
-  const providerLanguages = config.providers.flatMap((provider) => (['ko', 'en'] as const).map((language) => ({ provider, language })));
-  for (const { provider, language } of providerLanguages) {
-    const scenarios = config.scenarios.filter((s) => s.language === language);
-    const strategies = config.strategies.filter((name) => providersOf(name).includes(provider));
-    if (scenarios.length === 0 || strategies.length === 0) continue;
-    for (const tps of config.tokensPerSecond) {
-      const jobs: Job[] = [];
-      for (let rep = 0; rep < config.reps; rep++) {
-        for (const [index, scenario] of scenarios.entries()) {
-          const trace = makeTrace(scenario.reply, language, {
-            firstTokenMs: config.firstTokenMs,
-            tokensPerSecond: tps,
-            jitter: config.llmJitter,
-            // Steady traces are identical across repetitions; jittered ones differ per repetition.
-            seed: config.seed + index * 7919 + (config.llmJitter > 0 ? rep * 104_729 : 0),
-          });
-          const floor = floorOf(trace, config.firstByteMs);
-          for (const strategy of strategies) {
-            jobs.push({ scenario, rep, strategy, trace, floor, estimatedMs: estimateMs(scenario, strategy, trace, config) });
+  const groups: Group[] = [];
+  for (const provider of config.providers) {
+    for (const language of ['ko', 'en'] as const) {
+      const scenarios = config.scenarios.filter((s) => s.language === language);
+      const strategies = config.strategies.filter((name) => providersOf(name).includes(provider));
+      if (scenarios.length === 0 || strategies.length === 0) continue;
+      for (const condition of config.conditions) {
+        const jobs: Job[] = [];
+        for (let rep = 0; rep < config.reps; rep++) {
+          for (const [index, scenario] of scenarios.entries()) {
+            const trace = makeTrace(scenario.reply, language, {
+              firstTokenMs: config.firstTokenMs,
+              tokensPerSecond: condition.tokensPerSecond,
+              jitter: condition.jitter,
+              // Steady traces are identical across repetitions; jittered ones differ per repetition.
+              // Both providers hear the same traces.
+              seed: config.seed + index * 7919 + (condition.jitter > 0 ? rep * 104_729 : 0),
+            });
+            const floor = floorOf(trace, config.firstByteMs);
+            for (const strategy of strategies) {
+              jobs.push({ scenario, rep, strategy, trace, floor, estimatedMs: estimateMs(scenario, strategy, trace, config) });
+            }
           }
         }
+        if (jobs.length) groups.push({ provider, language, condition, strategies, jobs });
       }
-      groups.push({ provider, language, tps, strategies, jobs });
     }
   }
   const total = groups.reduce((n, g) => n + g.jobs.length, 0);
@@ -125,9 +141,9 @@ export async function runLatency(
   const warm = warmUpBarrier(laneCounts.reduce((a, b) => a + b, 0));
   groups.forEach((group, g) => {
     const count = laneCounts[g]!;
-    const random = seededRandom(config.seed + group.tps + (group.language === 'ko' ? 1 : 2) + (group.provider === 'resemble' ? 10 : 0));
+    const random = seededRandom(config.seed + group.condition.tokensPerSecond + (group.language === 'ko' ? 1 : 2) + g * 31);
     for (const jobs of shareOut(group.jobs, count)) {
-      // Mixed order within a call: the adaptive strategy learns from varied replies, not a sorted run.
+      // Mixed order within a call: the paced strategy learns from varied replies, not a sorted run.
       shuffle(jobs, random);
       const lane = lanes.length;
       lanes.push(
@@ -154,7 +170,7 @@ function shareOut(jobs: readonly Job[], lanes: number): Job[][] {
 }
 
 async function runLane(
-  group: { provider: Provider; language: Language; tps: number; strategies: readonly StrategyName[] },
+  group: Group,
   lane: number,
   jobs: Job[],
   config: LatencyConfig,
@@ -163,7 +179,7 @@ async function runLane(
   warm: WarmUpBarrier,
   record: (r: Omit<TurnRecord, 'lane'>) => void,
 ): Promise<void> {
-  const { provider, language, tps } = group;
+  const { provider, language, condition } = group;
   const baseURL = servers.urls[serverName(provider, language)];
   if (!baseURL) throw new Error(`no ${provider} server for ${language}`);
   const strategies = new Map<StrategyName, Strategy>();
@@ -176,24 +192,36 @@ async function runLane(
   try {
     await Promise.all([...strategies.values()].map((s) => s.prewarm()));
     // Two unmeasured turns per strategy, like a call's greeting and first answer: sockets open,
-    // code paths compiled, the adaptive estimates seeded.
+    // code paths compiled, the pacer's estimates seeded.
     for (const warmup of config.scenarios.filter((s) => s.language === language).slice(0, 2)) {
       const warmTrace = makeTrace(warmup.reply, language, {
         firstTokenMs: config.firstTokenMs,
-        tokensPerSecond: tps,
+        tokensPerSecond: condition.tokensPerSecond,
         jitter: 0,
         seed: config.seed,
       });
       // One strategy at a time, as one call speaks: seven warming up at once in every lane would
-      // seed the adaptive estimates with a load no measured turn sees.
+      // seed the pacer's estimates with a load no measured turn sees.
       for (const strategy of strategies.values()) await strategy.speak(warmTrace, performance.now());
     }
     // No measured turn while another call is still opening sockets and compiling code paths.
     arrived = true;
     await warm.arrive();
-    // Sockets and requests are counted from here: the warm-up's are not the turns'.
-    await servers.usage(group.strategies.map((name) => clientKey(name, lane)));
     const pause = seededRandom(laneSeed);
+    // The warm-up ran every call at once (hundreds of streams): what the pacer measured
+    // then (a first byte and a real-time factor several times the server's) says more about that
+    // stampede than about the provider. Two more unmeasured turns, one strategy at a time as below,
+    // let its estimates settle on the running system, as a call's first answers would.
+    const settling = config.scenarios.filter((s) => s.language === language).slice(2, 4);
+    for (const scenario of settling) {
+      const trace = makeTrace(scenario.reply, language, { ...condition, firstTokenMs: config.firstTokenMs, seed: config.seed + 1 });
+      for (const strategy of strategies.values()) {
+        await new Promise((resolve) => setTimeout(resolve, TURN_PAUSE_MIN_MS + pause() * TURN_PAUSE_SPREAD_MS));
+        await strategy.speak(trace, performance.now());
+      }
+    }
+    // Sockets and requests are counted from here: the warm-up's and the settling's are not the turns'.
+    await servers.usage(group.strategies.map((name) => clientKey(name, lane)));
     for (const job of jobs) {
       const strategy = strategies.get(job.strategy)!;
       // The caller's next utterance: calls are not phase-locked, so neither are the lanes. Without
@@ -211,21 +239,23 @@ async function runLane(
         provider,
         scenario: job.scenario.name,
         language,
-        tokensPerSecond: tps,
+        tokensPerSecond: condition.tokensPerSecond,
+        jitter: condition.jitter,
         strategy: job.strategy,
         rep: job.rep,
         ttfaMs: audible[0]?.at ?? Number.NaN,
         floorMs: job.floor.floorMs,
         certainMs: job.floor.certainMs,
+        firstClause: job.floor.firstClause,
         underruns: playout.underruns,
         underrunMs: playout.underrunMs,
         chunks: usage.requests,
+        boundaries: Math.max(0, usage.requests - 1),
         socketsOpened: usage.socketsOpened,
         audioMs: playout.audioMs,
         llmEndMs: job.trace.endMs,
         gaps: playout.gaps.map((g) => ({ afterAudioMs: Math.round(g.afterAudioMs), ms: Math.round(g.ms) })),
-        ...(outcome.firstChunkTarget === undefined ? {} : { firstChunkTarget: outcome.firstChunkTarget }),
-        ...(outcome.adaptive ? { adaptive: outcome.adaptive } : {}),
+        ...(outcome.pacing ? { pacing: outcome.pacing } : {}),
       });
     }
   } finally {

@@ -1,8 +1,9 @@
 /**
- * `npm run bench`: time to first audio of naive / sentence / firstword / firstword-adaptive and
- * the peers (livekit-cartesia, and the Python ones of bench/peers) on identical simulated LLM
- * traces against local Cartesia- and Resemble-protocol servers (real WebSockets on loopback),
- * stale audio after barge-ins, then CPU and memory of concurrent firstword streams.
+ * `npm run bench`: time to first audio, silences and boundaries of naive / sentence / firstword /
+ * firstword-eager and the peers (livekit-cartesia, and the Python ones of bench/peers) on
+ * identical simulated LLM traces (steady and jittered) against local Cartesia- and
+ * Resemble-protocol servers (real WebSockets on loopback), stale audio after barge-ins, then CPU
+ * and memory of concurrent firstword streams.
  * See bench/args.ts (or --help) for the knobs.
  */
 import { initializeLogger } from '@livekit/agents';
@@ -19,8 +20,9 @@ import { type BargeInRecord, attachBargeIns, runBargeIns } from './peers/barge-i
 import { usableStrategies } from './peers/availability.js';
 import { providerServers } from './peers/providers.js';
 import { stopPythonDrivers } from './peers/python-strategy.js';
+import { pacingNotes } from './pacing-notes.js';
 import { checkTargets, printLoad, printTable, summarize, toJson } from './report.js';
-import { SCENARIOS } from './scenarios.js';
+import { SCENARIOS, conditionLabel } from './scenarios.js';
 import { RemoteServers } from './servers.js';
 import { STRATEGY_NOTES } from './strategies.js';
 
@@ -46,9 +48,9 @@ function describeRun(args: BenchArgs): string {
     return traces.length ? (traces.reduce((n, t) => n + charsPerToken(t), 0) / traces.length).toFixed(1) : '-';
   };
   return (
-    `LLM first token ${args.firstTokenMs} ms at ${args.tokensPerSecond.join(' and ')} tok/s (ko ${cpt('ko')}, en ${cpt('en')} chars/token, jitter ${args.llmJitter}); ` +
+    `LLM first token ${args.firstTokenMs} ms, then ${args.conditions.map(conditionLabel).join(' / ')} (ko ${cpt('ko')}, en ${cpt('en')} chars/token); ` +
     `provider first byte ${args.firstByteMs} ms, RTF ${args.realTimeFactor}, speech ${args.msPerCharKo}/${args.msPerCharEn} ms per ko/en char; ` +
-    `${args.reps} reps, ${args.lanes} concurrent calls`
+    `${args.reps} reps, ${args.lanes} concurrent calls; providers ${args.providers.join(', ')}`
   );
 }
 
@@ -95,14 +97,13 @@ async function main(): Promise<number> {
           scenarios: SCENARIOS.filter((s) => args.scenarios.includes(s.name)),
           providers: args.providers,
           strategies,
-          tokensPerSecond: args.tokensPerSecond,
+          conditions: args.conditions,
           reps: args.reps,
           lanes: args.lanes,
           realTimeFactor: args.realTimeFactor,
           msPerChar: { ko: args.msPerCharKo, en: args.msPerCharEn },
           firstTokenMs: args.firstTokenMs,
           firstByteMs: args.firstByteMs,
-          llmJitter: args.llmJitter,
           gapToleranceMs: args.gapToleranceMs,
           turnTimeoutMs: 60_000,
           seed: args.seed,
@@ -176,8 +177,14 @@ async function main(): Promise<number> {
     );
   }
   if (load) printLoad(load, log);
+  const notes = pacingNotes(rows);
+  if (notes.length) {
+    log('');
+    log('Pacing: where a reply could not have both an early start and no silence, what firstword gave up and why');
+    for (const line of notes) log(`  ${line}`);
+  }
   log('');
-  log('Targets (issue 7):');
+  log('Targets (issues 7 and 18):');
   for (const check of checkTargets(rows, load)) {
     log(`  ${check.pass === undefined ? '    ' : check.pass ? 'PASS' : 'MISS'}  ${check.target}: ${check.value}`);
   }

@@ -6,6 +6,29 @@
  */
 export type Language = 'ko' | 'en';
 
+/** Every scenario is spoken against each provider's local server (the one list: bench/peers/catalog.ts). */
+export { PROVIDERS, type Provider } from './peers/catalog.js';
+
+/**
+ * The LLM a scenario is spoken under: a token rate, and how much each gap between tokens varies
+ * (jitter 0.5: each gap × uniform[0.5, 1.5], from a seeded PRNG, different in every repetition).
+ */
+export interface Condition {
+  tokensPerSecond: number;
+  jitter: number;
+}
+
+/** 40 tokens/s steady (the TTFA comparison), 15 steady and 15 ±50% (the slow LLM that leaves pauses). */
+export const DEFAULT_CONDITIONS: readonly Condition[] = [
+  { tokensPerSecond: 40, jitter: 0 },
+  { tokensPerSecond: 15, jitter: 0 },
+  { tokensPerSecond: 15, jitter: 0.5 },
+];
+
+export function conditionLabel(c: Condition): string {
+  return `${c.tokensPerSecond} tok/s${c.jitter > 0 ? ` ±${Math.round(c.jitter * 100)}%` : ''}`;
+}
+
 export interface Scenario {
   name: string;
   language: Language;

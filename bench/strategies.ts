@@ -1,12 +1,13 @@
 /**
  * The ways to voice a streamed reply, each behind the same interface: given a trace, speak it and
  * report when every frame arrived. firstword's strategies speak either provider; each peer speaks
- * its own (bench/peers: the Python ones). All talk to the same local provider servers over real
- * WebSockets.
+ * its own (bench/peers: the Python ones; the official JS plugin speaks Cartesia only). All talk to
+ * the local server of their lane's provider over real WebSockets.
  */
 import { tts } from '@livekit/agents';
 import { TTS as CartesiaPluginTTS } from '@livekit/agents-plugin-cartesia';
-import type { FirstChunkPlan, LatencyEstimates } from '../src/latency/adaptive.js';
+import type { PacingReport } from '../src/latency/pacer.js';
+import type { FirstwordTTS } from '../src/tts/base.js';
 import { CartesiaTTS, type CartesiaTTSOptions, ResembleTTS } from '../src/tts/index.js';
 import { type Trace, replay } from './llm.js';
 import { PYTHON_PEERS, type Provider, type PythonPeerName, isPythonPeer } from './peers/catalog.js';
@@ -19,7 +20,7 @@ export const STRATEGY_NAMES = [
   'sentence',
   'livekit-cartesia',
   'firstword',
-  'firstword-adaptive',
+  'firstword-eager',
   'firstword-min3',
   'livekit-python-cartesia',
   'livekit-python-resemble',
@@ -34,10 +35,10 @@ export const DEFAULT_STRATEGIES: readonly StrategyName[] = STRATEGY_NAMES.filter
 export const STRATEGY_NOTES: Record<StrategyName, string> = {
   naive: 'whole reply in one request after the LLM finishes (firstword driver, unit policy)',
   sentence: 'a request at every sentence end (firstword driver, sentence policy)',
-  'livekit-cartesia': 'official @livekit/agents-plugin-cartesia 1.8.1 stream()',
-  firstword: 'firstword CartesiaTTS / ResembleTTS, asymmetric chunking (default)',
-  'firstword-adaptive': 'firstword CartesiaTTS / ResembleTTS, asymmetric + chunking.adaptive',
-  'firstword-min3': 'experiment: firstword with firstChunkMinWords 3 (the older default: "Sure," / "네." merge forward)',
+  'livekit-cartesia': 'official @livekit/agents-plugin-cartesia 1.8.1 stream() (Cartesia only)',
+  firstword: 'firstword CartesiaTTS / ResembleTTS, asymmetric chunking, paced (the default)',
+  'firstword-eager': 'firstword without the pacer (chunking.pacing false): the first clause always alone, as before issue 18',
+  'firstword-min3': 'experiment: firstword-eager with firstChunkMinWords 3 (the older default: "Sure," / "네." merge forward)',
   ...(Object.fromEntries(Object.entries(PYTHON_PEERS).map(([name, peer]) => [name, peer.note])) as Record<PythonPeerName, string>),
 };
 
@@ -50,9 +51,8 @@ export function providersOf(name: StrategyName): readonly Provider[] {
 export interface TurnOutcome {
   /** Frames with their arrival, ms after the LLM request (tags: empty unless asked for). */
   frames: TaggedFrame[];
-  /** firstword-adaptive: the first-chunk target planned for this turn, and the estimates behind it. */
-  firstChunkTarget?: number;
-  adaptive?: { plan: FirstChunkPlan; estimates: LatencyEstimates };
+  /** firstword: how the pacer sent this turn's first chunk. */
+  pacing?: PacingReport;
 }
 
 export interface SpeakOptions {
@@ -80,6 +80,7 @@ export interface LaneSetup {
 }
 
 export function createStrategy(name: StrategyName, setup: LaneSetup): Strategy {
+  if (!providersOf(name).includes(setup.provider)) throw new Error(`${name} does not speak ${setup.provider}`);
   if (isPythonPeer(name)) return new PythonPeerStrategy(name, setup);
   if (name === 'livekit-cartesia') return new PluginStrategy(setup);
   const chunking: CartesiaTTSOptions['chunking'] =
@@ -87,17 +88,17 @@ export function createStrategy(name: StrategyName, setup: LaneSetup): Strategy {
       ? { policy: 'unit' }
       : name === 'sentence'
         ? { policy: 'sentence' }
-        : name === 'firstword-adaptive'
-          ? { policy: 'asymmetric', adaptive: true }
+        : name === 'firstword-eager'
+          ? { policy: 'asymmetric', pacing: false }
           : name === 'firstword-min3'
-            ? { policy: 'asymmetric', firstChunkMinWords: 3 }
+            ? { policy: 'asymmetric', firstChunkMinWords: 3, pacing: false }
             : { policy: 'asymmetric' };
   return new FirstwordStrategy(name, setup, chunking);
 }
 
 class FirstwordStrategy implements Strategy {
   readonly name: StrategyName;
-  readonly #engine: CartesiaTTS | ResembleTTS;
+  readonly #engine: FirstwordTTS;
   readonly #setup: LaneSetup;
 
   constructor(name: StrategyName, setup: LaneSetup, chunking: CartesiaTTSOptions['chunking']) {
@@ -116,11 +117,18 @@ class FirstwordStrategy implements Strategy {
 
   async speak(trace: Trace, t0: number, options: SpeakOptions = {}): Promise<TurnOutcome> {
     const stream = this.#engine.stream();
-    const adaptive = this.#engine.adaptiveFirstChunk;
-    const plan = adaptive?.lastPlan;
-    const estimates = adaptive?.estimates;
-    const outcome = await drive(stream, trace, t0, this.#setup.turnTimeoutMs, options);
-    return plan && estimates ? { ...outcome, firstChunkTarget: plan.targetChars, adaptive: { plan, estimates } } : outcome;
+    const timeline = this.#engine.timeline;
+    let pacing: PacingReport | undefined;
+    const onPacing = (e: { streamId: string; report: PacingReport }) => {
+      if (e.streamId === stream.id) pacing = e.report;
+    };
+    timeline.on('pacing', onPacing);
+    try {
+      const outcome = await drive(stream, trace, t0, this.#setup.turnTimeoutMs, options);
+      return pacing ? { ...outcome, pacing } : outcome;
+    } finally {
+      timeline.off('pacing', onPacing);
+    }
   }
 
   close(): Promise<void> {

@@ -158,12 +158,9 @@ describe('loadConfig', () => {
       expect(loadConfig(cartesia, { mode: 'demo' }).tts.sampleRate).toBe(24000);
     });
 
-    it('reads CHUNK_ADAPTIVE as an on/off switch (off by default)', () => {
-      expect(loadConfig({}, { mode: 'demo' }).chunking).toEqual({ policy: 'asymmetric', adaptive: false });
-      expect(loadConfig({ CHUNK_ADAPTIVE: 'on', CHUNK_POLICY: 'sentence' }, { mode: 'demo' }).chunking).toEqual({
-        policy: 'sentence',
-        adaptive: true,
-      });
+    it('reads CHUNK_POLICY (asymmetric by default)', () => {
+      expect(loadConfig({}, { mode: 'demo' }).chunking).toEqual({ policy: 'asymmetric' });
+      expect(loadConfig({ CHUNK_POLICY: 'Sentence' }, { mode: 'demo' }).chunking).toEqual({ policy: 'sentence' });
     });
 
     it('reads TTS_NORMALIZE and RESEMBLE_SSML as on/off switches', () => {

@@ -116,7 +116,8 @@ export async function runBargeIns(config: BargeInConfig, servers: RemoteServers,
  * rate); returns a loud line for each strategy whose audio could not all be attributed.
  */
 export function attachBargeIns(rows: Row[], records: readonly BargeInRecord[]): string[] {
-  for (const row of rows) {
+  // Barge-ins are spoken on steady traces: their figures belong to the steady rows only.
+  for (const row of rows.filter((r) => r.jitter === 0)) {
     for (const [name, cell] of Object.entries(row.cells) as Array<[StrategyName, NonNullable<Row['cells'][StrategyName]>]>) {
       const mine = records.filter(
         (r) => r.provider === row.provider && r.scenario === row.scenario && r.tokensPerSecond === row.tokensPerSecond && r.strategy === name,

@@ -1,7 +1,7 @@
 import { isCjkLetter, isHighSurrogate, isLatinLetter, isSpaceCode } from './chars.js';
 import { type ResolvedChunkerOptions, resolveChunkerOptions } from './options.js';
 import { SpeechSanitizer } from './sanitize.js';
-import type { BoundaryKind, BoundaryScanner, Chunk, ChunkReason, Chunker, ChunkerOptions } from './types.js';
+import type { BoundaryKind, BoundaryScanner, Chunk, ChunkReason, Chunker, ChunkerOptions, PendingText } from './types.js';
 
 /** Candidate slots, best first: a length split prefers the latest sentence end, then clause, then word. */
 const SENTENCE = 0;
@@ -25,6 +25,9 @@ const SLOT: Record<BoundaryKind, number> = { sentence: SENTENCE, clause: CLAUSE,
  *   (a tool call, an LLM flush) leaves the player with queued or finished audio either way, and a
  *   pure chunker cannot know how long the pause is. A flush before any text was emitted keeps
  *   the next chunk first, because nothing has been heard yet.
+ * - Paced (`paced: true`): the first chunk and any cut that is not a sentence end are the
+ *   caller's (`release()`), because only a caller that knows time can tell when they are due;
+ *   the chunker still cuts sentence ends and over-long text itself.
  */
 class StreamingChunker implements Chunker {
   readonly #options: ResolvedChunkerOptions;
@@ -37,6 +40,15 @@ class StreamingChunker implements Chunker {
   #firstPending: boolean;
   /** Words sent in this reply so far (counted only while `#firstPending`). */
   #sentWords = 0;
+  /** Paced and nothing emitted in this reply yet: the caller releases the first chunk. */
+  #holding: boolean;
+  /** Holding, and the eager first-chunk rule would have cut by now. */
+  #firstDue = false;
+  #emitted = 0;
+  /** The last cut fell inside a sentence: paced, that sentence's end cuts, however short its rest. */
+  #midSentence = false;
+  /** Characters of the unfinished sentence already emitted (it began before the pending text). */
+  #openSentenceSent = 0;
 
   /** Pending sanitized text: whitespace-collapsed, no leading space, at most one trailing space. */
   #text = '';
@@ -51,7 +63,8 @@ class StreamingChunker implements Chunker {
 
   constructor(options: ChunkerOptions | undefined) {
     this.#options = resolveChunkerOptions(options);
-    this.#firstPending = this.#options.policy === 'asymmetric';
+    this.#holding = this.#options.paced;
+    this.#firstPending = this.#options.policy === 'asymmetric' && !this.#holding;
     this.#scanner = this.#options.boundaryDetector.createScanner();
     this.#sanitizer = new SpeechSanitizer((char, raw) => this.#onChar(char, raw));
   }
@@ -74,6 +87,26 @@ class StreamingChunker implements Chunker {
     return out;
   }
 
+  release(): Chunk[] {
+    const out: Chunk[] = (this.#out = []);
+    const at = this.#candidateAt[WORD];
+    if (at > 0) this.#cut(at, this.#candidateRaw[WORD], this.#kindAt(at));
+    return out;
+  }
+
+  pending(): PendingText {
+    const releasable = Math.max(0, this.#candidateAt[WORD]);
+    const sentenceAt = this.#candidateAt[SENTENCE];
+    return {
+      chars: this.#trimmedLength(),
+      releasable,
+      releasableKind: releasable > 0 ? this.#kindAt(releasable) : undefined,
+      firstDue: this.#holding && this.#firstDue,
+      emitted: this.#emitted,
+      openSentenceChars: sentenceAt > 0 ? Math.max(0, releasable - sentenceAt - 1) : this.#openSentenceSent + releasable,
+    };
+  }
+
   end(): Chunk[] {
     const out: Chunk[] = (this.#out = []);
     this.#sanitizer.end();
@@ -81,8 +114,13 @@ class StreamingChunker implements Chunker {
     this.#cutAll('end');
     this.#rawLength = 0;
     this.#rangeStart = 0;
-    this.#firstPending = this.#options.policy === 'asymmetric';
+    this.#holding = this.#options.paced;
+    this.#firstPending = this.#options.policy === 'asymmetric' && !this.#holding;
     this.#sentWords = 0;
+    this.#firstDue = false;
+    this.#emitted = 0;
+    this.#midSentence = false;
+    this.#openSentenceSent = 0;
     return out;
   }
 
@@ -99,10 +137,12 @@ class StreamingChunker implements Chunker {
     if (length === 0) return;
     const { policy, minSentenceChars } = this.#options;
     if (policy !== 'unit') {
-      if (this.#firstPending) {
-        if (kind !== 'word' && this.#firstMayEndNaturally(length)) return this.#cut(length, rawCut, kind);
+      if (this.#holding) {
+        this.#firstDue ||= (kind !== 'word' && this.#firstMayEndNaturally()) || this.#firstMustEnd(length);
+      } else if (this.#firstPending) {
+        if (kind !== 'word' && this.#firstMayEndNaturally()) return this.#cut(length, rawCut, kind);
         if (this.#firstMustEnd(length)) return this.#cut(length, rawCut, 'length');
-      } else if (kind === 'sentence' && (policy === 'sentence' || length >= minSentenceChars)) {
+      } else if (kind === 'sentence' && (policy === 'sentence' || length >= minSentenceChars || (this.#options.paced && this.#midSentence))) {
         return this.#cut(length, rawCut, 'sentence');
       }
     }
@@ -112,17 +152,14 @@ class StreamingChunker implements Chunker {
     }
   }
 
-  #firstMayEndNaturally(length: number): boolean {
+  #firstMayEndNaturally(): boolean {
     // After a one-word "Sure," the next natural end must complete the first clause's words.
     if (this.#sentWords > 0) return this.#sentWords + this.#words >= this.#options.firstClauseWords;
-    const target = this.#options.firstChunkTargetChars;
-    if (target !== undefined) return length >= Math.ceil(target / 2);
     return this.#words >= this.#options.firstChunkMinWords;
   }
 
   #firstMustEnd(length: number): boolean {
-    const { firstChunkTargetChars: target, firstChunkMaxWords, firstChunkMaxChars } = this.#options;
-    if (target !== undefined) return length >= target;
+    const { firstChunkMaxWords, firstChunkMaxChars } = this.#options;
     if (this.#words >= firstChunkMaxWords) return true;
     return this.#cjkLetters > this.#latinLetters && length >= firstChunkMaxChars;
   }
@@ -140,7 +177,7 @@ class StreamingChunker implements Chunker {
     this.#text += char;
     this.#endsWithSpace = false;
     this.#lastRaw = raw;
-    if (this.#firstPending) {
+    if (this.#firstPending || this.#holding) {
       if (isCjkLetter(code)) this.#cjkLetters++;
       else if (isLatinLetter(code)) this.#latinLetters++;
     }
@@ -175,6 +212,9 @@ class StreamingChunker implements Chunker {
     if (chunkText.length > 0) {
       this.#out.push({ text: chunkText, start: this.#rangeStart, end: rawCut, reason });
       this.#rangeStart = rawCut;
+      this.#emitted++;
+      this.#holding = false;
+      this.#afterCut(length, reason);
     }
     let rest = length === text.length ? '' : text.slice(length);
     if (rest.charCodeAt(0) === 32) rest = rest.slice(1);
@@ -190,6 +230,23 @@ class StreamingChunker implements Chunker {
       this.#sentWords += wordsBefore - this.#words;
       this.#firstPending = this.#sentWords < this.#options.firstClauseWords;
     }
+  }
+
+  /** Remembers whether the cut split a sentence, and how much of that sentence went out. */
+  #afterCut(length: number, reason: ChunkReason): void {
+    const sentenceAt = this.#candidateAt[SENTENCE];
+    const atSentenceEnd = reason === 'sentence' || reason === 'end' || reason === 'flush' || reason === 'unit' || sentenceAt === length;
+    this.#midSentence = !atSentenceEnd;
+    if (atSentenceEnd) this.#openSentenceSent = 0;
+    // Counted with the space that will follow it; a sentence's own leading space is not part of it.
+    else this.#openSentenceSent = (sentenceAt > 0 ? length - sentenceAt - 1 : this.#openSentenceSent + length) + 1;
+  }
+
+  /** The strongest boundary recorded at `length` in the pending text. */
+  #kindAt(length: number): BoundaryKind {
+    if (this.#candidateAt[SENTENCE] === length) return 'sentence';
+    if (this.#candidateAt[CLAUSE] === length) return 'clause';
+    return 'word';
   }
 
   /** Word and script counts of a remainder after a cut (short: at most `maxChunkChars`). */

@@ -8,6 +8,7 @@ export type {
   ChunkReason,
   Chunker,
   ChunkerOptions,
+  PendingText,
 } from './types.js';
 export { CHUNK_POLICIES } from './types.js';
 export { createChunker } from './chunker.js';

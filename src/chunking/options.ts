@@ -23,10 +23,10 @@ export interface ResolvedChunkerOptions {
   firstChunkMaxChars: number;
   minSentenceChars: number;
   maxChunkChars: number;
-  firstChunkTargetChars: number | undefined;
+  /** Only ever true with the `asymmetric` policy. */
+  paced: boolean;
   boundaryDetector: BoundaryDetector;
 }
-
 
 export function resolveChunkerOptions(options: ChunkerOptions = {}): ResolvedChunkerOptions {
   const policy = options.policy ?? DEFAULT_CHUNKER_OPTIONS.policy;
@@ -43,10 +43,7 @@ export function resolveChunkerOptions(options: ChunkerOptions = {}): ResolvedChu
       options.maxChunkChars ?? (policy === 'unit' ? UNIT_MAX_CHUNK_CHARS : DEFAULT_CHUNKER_OPTIONS.maxChunkChars),
       2,
     ),
-    firstChunkTargetChars:
-      options.firstChunkTargetChars === undefined
-        ? undefined
-        : count('firstChunkTargetChars', options.firstChunkTargetChars, 1),
+    paced: policy === 'asymmetric' && options.paced === true,
     boundaryDetector: options.boundaryDetector ?? createBoundaryDetector(),
   };
   return resolved;

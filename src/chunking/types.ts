@@ -8,11 +8,12 @@ export const CHUNK_POLICIES = ['asymmetric', 'sentence', 'unit'] as const;
 export type ChunkPolicy = (typeof CHUNK_POLICIES)[number];
 
 /**
- * Why a chunk was cut: `clause` (asymmetric first chunk at `,` `:` `—` …), `sentence`, `length`
- * (word limit of the first chunk or `maxChunkChars`), `unit` (a flush in `unit` policy), `flush`
- * (an explicit flush in the other policies), `end` (the reply ended).
+ * Why a chunk was cut: `clause` (asymmetric first chunk at `,` `:` `—` …, or a paced release at
+ * a clause), `sentence`, `length` (word limit of the first chunk or `maxChunkChars`), `word` (a
+ * paced release at a word boundary), `unit` (a flush in `unit` policy), `flush` (an explicit
+ * flush in the other policies), `end` (the reply ended).
  */
-export type ChunkReason = 'clause' | 'sentence' | 'length' | 'unit' | 'flush' | 'end';
+export type ChunkReason = 'clause' | 'sentence' | 'length' | 'word' | 'unit' | 'flush' | 'end';
 
 export interface Chunk {
   /** Sanitized, whitespace-normalised text: what the TTS provider receives. Never empty. */
@@ -88,14 +89,30 @@ export interface ChunkerOptions {
    */
   maxChunkChars?: number;
   /**
-   * Adaptive first chunk (set by a strategy that knows token rate and TTS speed). When set it
-   * replaces the three first-chunk limits above: a clause/sentence boundary may cut the first
-   * chunk once it holds ⌈target/2⌉ characters, and a word boundary forces the cut once it holds
-   * `target` characters.
+   * The caller paces the reply (`asymmetric` only; src/latency/pacer.ts does it from the LLM's
+   * token times): the chunker cuts no first chunk and nothing but sentence ends (and over-long
+   * text) by itself. `pending()` says where a cut could go and whether the first-chunk limits
+   * above would have cut by now; `release()` cuts there. @defaultValue false
    */
-  firstChunkTargetChars?: number;
+  paced?: boolean;
   /** @defaultValue the built-in English/Korean detector ({@link createBoundaryDetector}) */
   boundaryDetector?: BoundaryDetector;
+}
+
+/** What waits in a chunker, for a caller that decides when to cut (`paced`). */
+export interface PendingText {
+  /** Characters waiting (sanitized, whitespace-normalised). */
+  chars: number;
+  /** Characters `release()` would cut now: up to the latest certain boundary; 0 when there is none. */
+  releasable: number;
+  /** The boundary there. */
+  releasableKind: BoundaryKind | undefined;
+  /** Paced, nothing emitted in this reply yet, and the first-chunk limits would have cut by now. */
+  firstDue: boolean;
+  /** Chunks emitted in this reply so far. */
+  emitted: number;
+  /** Characters of the unfinished sentence at the releasable point, counted from its start (sent or not). */
+  openSentenceChars: number;
 }
 
 export interface Chunker {
@@ -105,4 +122,7 @@ export interface Chunker {
   flush(): Chunk[];
   /** The reply is complete: returns the rest. The chunker is then ready for a new reply (offsets restart at 0). */
   end(): Chunk[];
+  /** Cuts at the latest certain boundary of the pending text (none: returns nothing); the reply carries on. */
+  release(): Chunk[];
+  pending(): PendingText;
 }

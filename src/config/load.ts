@@ -161,7 +161,7 @@ function buildConfig(env: ParsedEnv, provider: TtsProvider): AppConfig {
       startBufferMs: env.TTS_START_BUFFER_MS,
       connections: { maxPerKey: env.TTS_MAX_SOCKETS_PER_KEY ?? d.maxSocketsPerKey, leaseSocket: env.TTS_LEASE_SOCKET },
     },
-    chunking: { policy: env.CHUNK_POLICY ?? d.chunkPolicy, adaptive: env.CHUNK_ADAPTIVE === 'on' },
+    chunking: { policy: env.CHUNK_POLICY ?? d.chunkPolicy },
     ack: { mode: env.ACK_MODE ?? d.ackMode, slowMs: env.ACK_SLOW_MS ?? d.ackSlowMs },
     turn: {
       silenceMs: env.TURN_SILENCE_MS ?? d.turn.silenceMs,

@@ -66,8 +66,8 @@ export interface AppConfig {
      */
     connections: { maxPerKey: number; leaseSocket?: string };
   };
-  /** `adaptive`: size each reply's first chunk from measured LLM rate and provider latency. */
-  chunking: { policy: ChunkPolicy; adaptive: boolean };
+  /** `asymmetric` is paced (src/latency/pacer.ts): the first clause at once when it can keep the audio going. */
+  chunking: { policy: ChunkPolicy };
   ack: { mode: AckMode; slowMs: number };
   /**
    * How the caller's turn is taken: Silero's silence before it declares the end of speech, the

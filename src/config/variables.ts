@@ -57,7 +57,6 @@ export const ENV_SCHEMA = z.object({
   RESEMBLE_SSML: onOff(),
   TTS_START_BUFFER_MS: wholeNumber(0, 2000, 'milliseconds'),
   CHUNK_POLICY: choice(CHUNK_POLICIES),
-  CHUNK_ADAPTIVE: onOff(),
   ACK_MODE: choice(['off', 'early', 'always', 'slow'] as const),
   ACK_SLOW_MS: wholeNumber(0, 10_000, 'milliseconds'),
   BARGE_IN_MIN_SPEECH_MS: wholeNumber(50, 5000, 'milliseconds'),

@@ -1,7 +1,7 @@
 import { type APIConnectOptions, tts } from '@livekit/agents';
 import { EventEmitter } from 'node:events';
-import { AdaptiveFirstChunk } from '../latency/adaptive.js';
-import type { ProviderCodec } from './codec.js';
+import { PacingEstimates } from '../latency/pacing-estimates.js';
+import { type ProviderCodec, pacingShape } from './codec.js';
 import type { ConnectionBudget } from './connection-budget.js';
 import type { DriverOptions } from './options.js';
 import { type PoolStats, SocketPool } from './pool.js';
@@ -20,7 +20,7 @@ export abstract class FirstwordTTS extends tts.TTS {
   #codec: ProviderCodec;
   #pool: SocketPool;
   #driver: DriverOptions;
-  #adaptive: AdaptiveFirstChunk | undefined;
+  #pacing: DriverOptions['pacing'];
 
   protected constructor(
     codec: ProviderCodec,
@@ -34,17 +34,17 @@ export abstract class FirstwordTTS extends tts.TTS {
     this.#driver = driver;
     this.#pool = new SocketPool(codec, pool, budget);
     this.timeline.setMaxListeners(100);
-    const adaptive = driver.chunking.adaptive;
-    if (adaptive) {
-      const sequentialProvider = codec.ordering === 'in-order';
-      this.#adaptive = new AdaptiveFirstChunk({ sequentialProvider, ...(adaptive === true ? {} : adaptive) });
-      this.#adaptive.observe(this.timeline);
+    const { pacing, policy = 'asymmetric' } = driver.chunking;
+    if (pacing !== false && policy === 'asymmetric') {
+      const estimates = new PacingEstimates(pacing);
+      estimates.observe(this.timeline);
+      this.#pacing = { shape: pacingShape(codec), estimates };
     }
   }
 
-  /** Running estimates behind `chunking.adaptive` (undefined when it is off). */
-  get adaptiveFirstChunk(): AdaptiveFirstChunk | undefined {
-    return this.#adaptive;
+  /** The pacer's running estimates (undefined when `chunking.pacing` is off or the policy is not asymmetric). */
+  get pacingEstimates(): PacingEstimates | undefined {
+    return this.#pacing?.estimates;
   }
 
   override get provider(): string {
@@ -61,9 +61,7 @@ export abstract class FirstwordTTS extends tts.TTS {
   }
 
   stream(options?: { connOptions?: APIConnectOptions }): DriverStream {
-    const driver = this.#adaptive
-      ? { ...this.#driver, chunking: { ...this.#driver.chunking, firstChunkTargetChars: this.#adaptive.plan().targetChars } }
-      : this.#driver;
+    const driver = this.#pacing ? { ...this.#driver, pacing: this.#pacing } : this.#driver;
     return new DriverStream(this, this.#codec, this.#pool, driver, this.timeline, options?.connOptions);
   }
 

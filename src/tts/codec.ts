@@ -1,5 +1,6 @@
 import type { APIError } from '@livekit/agents';
 import type { RawData, WebSocket } from 'ws';
+import type { ProviderShape } from '../latency/pacing-model.js';
 
 /**
  * A "track" is the unit the provider attributes audio to: one request (one chunk of text), or
@@ -118,6 +119,16 @@ export interface ProviderCodec {
    * @defaultValue a silent track always fails
    */
   stalled?(track: TrackKey): ProviderEvent | undefined;
+}
+
+/**
+ * What the pacer (src/latency/pacer.ts) plans around, read from the codec's declarations: a
+ * `context` track continues prosody across chunks, so a cut inside a sentence costs almost
+ * nothing; a `request` track is a cold start, so later text goes in whole sentences. An `in-order`
+ * socket starts a request's latency only when the one before it is generated.
+ */
+export function pacingShape(codec: Pick<ProviderCodec, 'tracks' | 'ordering'>): ProviderShape {
+  return { continuation: codec.tracks === 'context', sequential: codec.ordering === 'in-order' };
 }
 
 /** A frame's bytes as one Buffer, whatever shape `ws` delivered them in. */

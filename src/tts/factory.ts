@@ -30,7 +30,7 @@ function workerBudget(config: AppConfig, provider: string, apiKey: string | unde
 }
 
 export async function createTTS(config: AppConfig): Promise<CreatedTTS> {
-  const chunking = { policy: config.chunking.policy, adaptive: config.chunking.adaptive };
+  const chunking = { policy: config.chunking.policy };
   const speech = config.tts.normalize ? {} : (false as const);
   const sampleRate = config.tts.sampleRate;
   const startBufferMs = config.tts.startBufferMs;

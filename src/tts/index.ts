@@ -11,4 +11,5 @@ export type { SocketPoolOptions } from './pool-options.js';
 export type { ConnectionBudget, ConnectionLease } from './connection-budget.js';
 export type { DriverStream } from './stream.js';
 export type { TimelineEvents } from './timeline.js';
-export type { AdaptiveFirstChunk, AdaptiveFirstChunkOptions, AdaptivePriors } from '../latency/adaptive.js';
+export type { PacingEstimates, PacingOptions, PacingPriors, PacingSettings } from '../latency/pacing-estimates.js';
+export type { FirstRelease, PacingReport } from '../latency/pacer.js';

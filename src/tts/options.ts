@@ -1,17 +1,21 @@
 import { type ChunkerOptions, type SpeechOptions, normalizeForSpeech, toSsml } from '../chunking/index.js';
-import type { AdaptiveFirstChunkOptions, AdaptivePriors } from '../latency/adaptive.js';
+import type { PacingEstimates, PacingSettings } from '../latency/pacing-estimates.js';
+import type { ProviderShape } from '../latency/pacing-model.js';
 import { providerUrl } from './connect.js';
 import type { ConnectionBudget } from './connection-budget.js';
 import { type SocketPoolOptions, checkTimerMs } from './pool-options.js';
 
-/** The chunker's options, plus the TTS-level adaptive first chunk. */
-export interface TTSChunkingOptions extends ChunkerOptions {
+/** The chunker's options, plus the TTS-level pacer. */
+export interface TTSChunkingOptions extends Omit<ChunkerOptions, 'paced'> {
   /**
-   * Size each reply's first chunk from running estimates of the LLM's rate and the provider's
-   * latency and speed, so its playback covers chunk 2 (src/latency/adaptive.ts). Replaces
-   * `firstChunkTargetChars` per stream; `asymmetric` policy only. @defaultValue false
+   * The pacer (src/latency/pacer.ts, `asymmetric` policy only): the first clause goes at once when
+   * its audio covers the text still to come at the LLM's measured pace, else a few words later;
+   * later text in sentences, with an early piece where the audio would otherwise run out (on a
+   * provider without continuation, at most one cut inside a sentence per reply). Settings tune
+   * its priors and margins; `false` leaves the chunker's own first-clause rule, which pauses after
+   * "Sure," on a slow LLM. @defaultValue on
    */
-  adaptive?: boolean | (Partial<Omit<AdaptiveFirstChunkOptions, 'priors'>> & { priors?: Partial<AdaptivePriors> });
+  pacing?: false | PacingSettings;
 }
 
 /** Options every firstword provider takes; each provider adds its own (voice, model…). */
@@ -67,6 +71,8 @@ export const MAX_START_BUFFER_MS = 2000;
 /** What the shared driver takes from those options. */
 export interface DriverOptions {
   chunking: TTSChunkingOptions;
+  /** Set per stream by the TTS when the pacer is on. */
+  pacing?: { shape: ProviderShape; estimates: PacingEstimates };
   frameMs: number;
   /** Overrides the codec's `startBufferMs`. */
   startBufferMs?: number;

@@ -1,6 +1,7 @@
 import { APIConnectionError, APIError, log, shortuuid, type tts } from '@livekit/agents';
 import type { EventEmitter } from 'node:events';
 import { type Chunk, type Chunker, createChunker } from '../chunking/index.js';
+import { type PacedChunker, createPacedChunker } from '../latency/paced-chunker.js';
 import type { ProviderCodec, ProviderEvent, TrackKey } from './codec.js';
 import type { DriverOptions } from './options.js';
 import { OrderedPlayout } from './playout.js';
@@ -53,6 +54,9 @@ export class Synthesis implements TrackOwner {
   #sink: SynthesisSink;
   #signal: AbortSignal;
   #chunker: Chunker;
+  /** The same chunker when the pacer is on: it may want to release text between deltas. */
+  #paced: PacedChunker | undefined;
+  #paceTimer: NodeJS.Timeout | undefined;
   #tracks: TrackBook;
   #playout: OrderedPlayout;
   #segments: Segment[] = [];
@@ -70,7 +74,15 @@ export class Synthesis implements TrackOwner {
     this.#timeline = p.timeline;
     this.#sink = p.sink;
     this.#signal = p.signal;
-    this.#chunker = createChunker(p.opts.chunking);
+    const pacing = p.opts.pacing;
+    this.#paced = pacing
+      ? createPacedChunker(p.opts.chunking, {
+          ...pacing,
+          now,
+          onFirstChunk: (report) => this.#timeline.emit('pacing', { streamId: this.id, report, at: now() }),
+        })
+      : undefined;
+    this.#chunker = this.#paced ?? createChunker(p.opts.chunking);
     this.#tracks = new TrackBook(
       () => p.codec.newTrack(),
       (text) => p.codec.canOpenTrack?.(text) ?? true,
@@ -101,6 +113,7 @@ export class Synthesis implements TrackOwner {
     if (this.#inputDone) return;
     for (const c of this.#chunker.push(text)) this.#addChunk(c);
     this.#step();
+    this.#schedulePacer();
   }
 
   /** Ends the current segment (its last frame is `final`) and starts the next. */
@@ -110,14 +123,36 @@ export class Synthesis implements TrackOwner {
     this.#closeSegment();
     this.#open = this.#newSegment();
     this.#step();
+    this.#schedulePacer();
   }
 
   end(): void {
     if (this.#inputDone) return;
+    this.#stopPacer();
     for (const c of this.#chunker.end()) this.#addChunk(c);
     this.#closeSegment();
     this.#inputDone = true;
     this.#step();
+  }
+
+  /** Wakes the pacer at its next deadline, when no delta comes first (each one reschedules). */
+  #schedulePacer(): void {
+    const paced = this.#paced;
+    this.#stopPacer();
+    const at = paced?.nextCheck();
+    if (!paced || at === undefined || this.#inputDone || this.#signal.aborted) return;
+    this.#paceTimer = setTimeout(() => {
+      this.#paceTimer = undefined;
+      if (this.#inputDone || this.#signal.aborted) return;
+      for (const c of paced.check()) this.#addChunk(c);
+      this.#step();
+      this.#schedulePacer();
+    }, Math.max(0, at - now()));
+  }
+
+  #stopPacer(): void {
+    clearTimeout(this.#paceTimer);
+    this.#paceTimer = undefined;
   }
 
   #newSegment(): Segment {
@@ -332,7 +367,9 @@ export class Synthesis implements TrackOwner {
     if (this.#signal.aborted) return;
     if (!this.#firstFrameEmitted) {
       this.#firstFrameEmitted = true;
-      this.#timeline.emit('first_frame', { streamId: this.id, segmentId: audio.segmentId, at: now() });
+      const at = now();
+      this.#paced?.audioStarted(at);
+      this.#timeline.emit('first_frame', { streamId: this.id, segmentId: audio.segmentId, at });
     }
     this.#sink.put(audio);
   }
@@ -344,12 +381,14 @@ export class Synthesis implements TrackOwner {
   #finish(): void {
     if (this.#finished) return;
     this.#finished = true;
+    this.#stopPacer();
     this.#playout.flushHeld();
     if (!this.#signal.aborted) this.#sink.finished();
   }
 
   /** Barge-in: stop emitting at once, mark every outstanding track stale, keep the socket. */
   #interrupt(): void {
+    this.#stopPacer();
     const attempt = this.#attempt;
     const stale = this.#playout.order.length - this.#playout.head;
     if (attempt) attempt.socket.abandon(this);

@@ -1,4 +1,5 @@
 import type { Chunk } from '../chunking/index.js';
+import type { PacingReport } from '../latency/pacer.js';
 
 /**
  * What the driver observed, as it happened (ms on the `performance.now()` clock). The demo's
@@ -6,6 +7,8 @@ import type { Chunk } from '../chunking/index.js';
  */
 export interface TimelineEvents {
   chunk: [{ streamId: string; segmentId: string; index: number; chunk: Chunk; at: number }];
+  /** The pacer sent a reply's first chunk: when, why then, and what it planned with. */
+  pacing: [{ streamId: string; report: PacingReport; at: number }];
   sent: [{ streamId: string; segmentId: string; track: string; text: string; at: number }];
   first_byte: [{ streamId: string; segmentId: string; track: string; at: number }];
   first_frame: [{ streamId: string; segmentId: string; at: number }];

@@ -70,11 +70,50 @@ describe('asymmetric policy (default): the first chunk', () => {
     ]);
   });
 
-  it('firstChunkTargetChars replaces the limits: natural cut from target/2, forced at target', () => {
-    const reply = 'Yes, of course, I can definitely help you with the booking today.';
-    expect(streamed(reply, { firstChunkTargetChars: 30 })[0]).toEqual(['clause', 'Yes, of course,']);
-    expect(streamed(reply, { firstChunkTargetChars: 40 })[0]).toEqual(['length', 'Yes, of course, I can definitely help you']);
-    expect(streamed('Hi, there you are.', { firstChunkTargetChars: 4 })[0]).toEqual(['clause', 'Hi,']);
+});
+
+describe('paced: the caller releases the first chunk and cuts inside sentences', () => {
+  it('holds the first chunk and says when the first-chunk limits would have cut', () => {
+    const chunker = createChunker({ paced: true });
+    expect(feed(chunker, ['Sure'])).toEqual([]);
+    expect(chunker.pending()).toMatchObject({ chars: 4, releasable: 0, firstDue: false, emitted: 0 });
+    expect(feed(chunker, [', I', ' can do that. The'])).toEqual([]);
+    expect(chunker.pending()).toMatchObject({ releasable: 20, releasableKind: 'sentence', firstDue: true, openSentenceChars: 0 });
+    expect(brief(chunker.release())).toEqual([['sentence', 'Sure, I can do that.']]);
+    expect(chunker.pending()).toMatchObject({ chars: 3, releasable: 0, firstDue: false, emitted: 1 });
+  });
+
+  it('after the first release cuts sentence ends itself, the rest of a split sentence however short', () => {
+    const chunker = createChunker({ paced: true });
+    feed(chunker, ['Sure, no']);
+    expect(chunker.pending()).toMatchObject({ releasable: 5, releasableKind: 'clause', firstDue: true, openSentenceChars: 5 });
+    expect(brief(chunker.release())).toEqual([['clause', 'Sure,']]);
+    // "no problem." is the rest of a sentence, not a short sentence to merge.
+    expect(brief(feed(chunker, [' problem. I have moved'])).concat(brief(chunker.release()))).toEqual([
+      ['sentence', 'no problem.'],
+      ['word', 'I have'],
+    ]);
+    expect(chunker.pending()).toMatchObject({ chars: 5, releasable: 0, openSentenceChars: 7 });
+    expect(brief(feed(chunker, [' it. Ok. Bye now.'])).concat(brief(chunker.end()))).toEqual([
+      ['sentence', 'moved it.'],
+      ['end', 'Ok. Bye now.'],
+    ]);
+  });
+
+  it('counts the open sentence across releases', () => {
+    const chunker = createChunker({ paced: true });
+    feed(chunker, ['네. 회의는 목요일 ']);
+    expect(chunker.pending()).toMatchObject({ releasable: 10, releasableKind: 'word', openSentenceChars: 7 });
+    expect(brief(chunker.release())).toEqual([['word', '네. 회의는 목요일']]);
+    feed(chunker, ['오후 세 ']);
+    expect(chunker.pending()).toMatchObject({ releasable: 4, openSentenceChars: 12 });
+  });
+
+  it('is eager where no caller paces: the sentence and unit policies ignore it', () => {
+    expect(streamed('Sure. Let me check.', { policy: 'sentence', paced: true })).toEqual([
+      ['sentence', 'Sure.'],
+      ['end', 'Let me check.'],
+    ]);
   });
 });
 
@@ -302,7 +341,7 @@ describe('options', () => {
   it('rejects invalid values', () => {
     expect(() => createChunker({ maxChunkChars: 1 })).toThrow(RangeError);
     expect(() => createChunker({ firstChunkMaxWords: 0 })).toThrow(RangeError);
-    expect(() => createChunker({ firstChunkTargetChars: Number.NaN })).toThrow(RangeError);
+    expect(() => createChunker({ firstChunkMaxChars: Number.NaN })).toThrow(RangeError);
     expect(() => createChunker({ policy: 'words' as never })).toThrow(RangeError);
   });
 

@@ -54,7 +54,7 @@ const OPTION_SETS: ReadonlyArray<ChunkerOptions> = [
   { policy: 'unit' },
   { maxChunkChars: 30 },
   { policy: 'unit', maxChunkChars: 25 },
-  { firstChunkTargetChars: 12, minSentenceChars: 0 },
+  { firstChunkMinWords: 3, minSentenceChars: 0 },
 ];
 const optionsArb = fc.constantFrom(...OPTION_SETS);
 

@@ -25,14 +25,13 @@ describe('createTTS', () => {
     );
     expect(created.tts).toBeInstanceOf(ResembleTTS);
     expect(created.tts.sampleRate).toBe(16000);
-    expect((created.tts as ResembleTTS).adaptiveFirstChunk).toBeUndefined();
+    // The unit policy is never paced.
+    expect((created.tts as ResembleTTS).pacingEstimates).toBeUndefined();
   });
 
-  it('turns CHUNK_ADAPTIVE=on into a first-chunk planner on the TTS', async () => {
-    created = await createTTS(
-      testConfig({ TTS_PROVIDER: 'resemble', RESEMBLE_API_KEY: 'k', RESEMBLE_VOICE_UUID: 'v', CHUNK_ADAPTIVE: 'on' }),
-    );
-    expect((created.tts as ResembleTTS).adaptiveFirstChunk?.plan().targetChars).toBeGreaterThan(0);
+  it('paces the default asymmetric policy', async () => {
+    created = await createTTS(testConfig({ TTS_PROVIDER: 'resemble', RESEMBLE_API_KEY: 'k', RESEMBLE_VOICE_UUID: 'v' }));
+    expect((created.tts as ResembleTTS).pacingEstimates).toBeDefined();
   });
 
   it('builds CartesiaTTS from CARTESIA_*', async () => {

@@ -87,6 +87,9 @@ for (const name of ['resemble', 'cartesia'] as const) {
       speak(a, tokens(REPLY_EN));
       const odd = await collect(a);
       fx.setServer({ frameBytes: 2048, ...(name === 'resemble' ? { oddFrameProbability: 0 } : {}) });
+      // The pacer learns from a TTS's replies: a fresh TTS cuts the same reply exactly as the first did.
+      await engine.close();
+      engine = fx.make();
       const b = engine.stream();
       speak(b, tokens(REPLY_EN));
       const even = await collect(b);

@@ -33,7 +33,8 @@ describe('retries after a dropped socket', () => {
       fault: (_r: unknown, i: number) =>
         i === 2 && !faulted ? ((faulted = true), { kind: 'terminate-mid-request', afterBytes: Infinity }) : undefined,
     } as Record<string, unknown>);
-    engine = fx.make({ speech: false });
+    // The eager first-clause rule, so that the requests are exactly "Sure," and three sentences.
+    engine = fx.make({ speech: false, chunking: { pacing: false } });
     const sent = recordSent(engine);
     const stream = engine.stream({ connOptions: { maxRetry: 3, retryIntervalMs: 10, timeoutMs: 5000 } });
     speak(stream, tokens(REPLY));
