@@ -84,7 +84,13 @@ const STORY = {
 const BARGE_IN_AFTER_MS = 3300;
 
 /** The caller talks for about 4 s: the agent must fall silent within that even when Silero runs late on a loaded machine. */
-const SHORT = { user: 'Stop, please, tell me something much shorter instead of the whole story', heard: 'Please tell me something short instead.', reply: 'Of course. In short, a fox and a turtle became friends.' };
+/**
+ * Two short sentences, worded so that their tones stay ≥ 30 Hz from the story's and from each
+ * other whether the pacer sends them apart or together: its cuts depend on the token pace it
+ * measures, and inside a longer sentence it may cut at any word ("… became | best friends."
+ * once landed on a story tone).
+ */
+const SHORT = { user: 'Stop, please, tell me something much shorter instead of the whole story', heard: 'Please tell me something short instead.', reply: 'Okay. A fox met a turtle.' };
 /**
  * Korean, long enough (about 8.5 s) that SIGTERM lands in its middle with time to spare; its
  * first piece is long too, because the first ~100 ms of a track's audio often arrive distorted.
