@@ -15,4 +15,7 @@ export interface TurnTimer {
 /** Microphone level (0..1, -60..0 dBFS) that counts as voice. */
 export const VOICE_LEVEL: number;
 
+/** Quiet before an agent frame for it to be the start of a sound rather than more of one. */
+export const AGENT_ONSET_QUIET_MS: number;
+
 export function createTurnTimer(): TurnTimer;

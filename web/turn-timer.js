@@ -27,6 +27,9 @@
 /** Microphone level (the meter's 0..1 scale, -60..0 dBFS) that counts as voice: -36 dBFS. */
 export const VOICE_LEVEL = 0.4;
 
+/** Quiet before an agent frame for it to be the start of a sound rather than more of one. */
+export const AGENT_ONSET_QUIET_MS = 150;
+
 /**
  * @typedef {{ turn: number, ms: number }} TurnMeasurement
  * @typedef {{
@@ -49,6 +52,8 @@ export function createTurnTimer() {
   /** the microphone level has shown voice once: the speaking flag is not needed */
   let levelWorks = false;
   let agentAudible = false;
+  /** @type {number | null} the last frame the agent's own level was voice */
+  let lastAgentLoudAt = null;
   let turns = 0;
 
   return {
@@ -69,9 +74,15 @@ export function createTurnTimer() {
     },
 
     agentLevel(level, at) {
-      // Only as the answer to a turn: the tail of a reply that just ended, or the greeting, is no
-      // turn and must not mark the agent audible (the next end of speech would be ignored).
-      if (level < VOICE_LEVEL || agentAudible) return null;
+      if (level < VOICE_LEVEL) return null;
+      // An onset only: the agent was quiet for a while before this frame. The page hears a reply's
+      // tail after the agent's state already says "listening" (jitter buffer), and a message typed
+      // then must not be timed to that tail.
+      const onset = lastAgentLoudAt === null || at - lastAgentLoudAt >= AGENT_ONSET_QUIET_MS;
+      lastAgentLoudAt = at;
+      if (!onset || agentAudible) return null;
+      // Only as the answer to a turn: the greeting is no turn and must not mark the agent audible
+      // (the next end of speech would be ignored).
       if (voiceAt === null && typedAt === null && (levelWorks || userStoppedAt === null)) return null;
       return this.agentSpeaking(true, at);
     },

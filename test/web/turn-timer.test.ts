@@ -117,4 +117,17 @@ describe('turn timer (page)', () => {
     timer.userLevel(0.8, 1000);
     expect(timer.agentLevel(0.9, 1400)).toEqual({ turn: 1, ms: 400 });
   });
+
+  it("does not time a typed message to the tail of the reply before it (heard after the agent's state said listening)", () => {
+    const timer = createTurnTimer();
+    timer.userLevel(0.8, 1000);
+    expect(timer.agentLevel(0.7, 1300)).toEqual({ turn: 1, ms: 300 });
+    for (let at = 1320; at < 3000; at += 20) expect(timer.agentLevel(0.6, at)).toBeNull();
+    timer.agentSpeaking(false, 3000);
+    // The tail still plays on the page: loud frames every 20 ms across the typing.
+    timer.userTyped(3010);
+    for (let at = 3000; at <= 3200; at += 20) expect(timer.agentLevel(0.6, at)).toBeNull();
+    // Quiet, then the reply's own onset.
+    expect(timer.agentLevel(0.7, 3500)).toEqual({ turn: 2, ms: 490 });
+  });
 });
