@@ -31,6 +31,7 @@ import { ResembleTTS } from '../src/tts/index.js';
 import { PushAudioInput } from '../test/helpers/audio-input.js';
 import { ScriptedSTT } from '../test/helpers/scripted-stt.js';
 import { startResembleServer } from '../test/servers/resemble-server.js';
+import { percentile } from './playout.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -65,13 +66,6 @@ interface TurnFigures {
   readyGapMs?: number;
   replyFirstAudioMs?: number;
   ackPlayed: boolean;
-}
-
-function percentile(values: number[], p: number): number {
-  if (values.length === 0) return Number.NaN;
-  const sorted = [...values].sort((a, b) => a - b);
-  const rank = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
-  return sorted[rank]!;
 }
 
 function row(name: string, values: number[]): string {

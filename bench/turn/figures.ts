@@ -1,5 +1,6 @@
 /** What bench:turn reports per setting, from the spoken turns it ran (src/spoken). */
 import type { SpokenTurn } from '../../src/spoken/spoken-session.js';
+import { mean, percentile } from '../playout.js';
 
 export interface SettingFigures {
   name: string;
@@ -21,11 +22,9 @@ export interface SettingFigures {
   acksPlayed: number;
 }
 
-export function percentile(values: readonly number[], p: number): number | undefined {
-  if (values.length === 0) return undefined;
-  const sorted = [...values].sort((a, b) => a - b);
-  const rank = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
-  return Math.round(sorted[rank]! * 10) / 10;
+/** p-th percentile to 0.1 ms; undefined when there is nothing to measure. */
+function percentileOf(values: readonly number[], p: number): number | undefined {
+  return values.length === 0 ? undefined : Math.round(percentile(values, p) * 10) / 10;
 }
 
 /** The pauses of a turn, each with whether an agent sound began in it (before the next piece ended). */
@@ -44,19 +43,19 @@ export function settingFigures(name: string, turns: ReadonlyArray<{ turn: Spoken
   const short = pauses.filter((p) => p.pauseMs <= 700);
   const long = pauses.filter((p) => p.pauseMs > 700);
   const rate = (list: typeof pauses) => (list.length === 0 ? 0 : list.filter((p) => p.falseEnd).length / list.length);
-  const mean = (values: number[]) => (values.length === 0 ? 0 : Math.round((values.reduce((a, b) => a + b, 0) / values.length) * 100) / 100);
+  const average = (values: number[]) => (values.length === 0 ? 0 : Math.round(mean(values) * 100) / 100);
   return {
     name,
-    firstSoundP50Ms: percentile(pick('firstSoundMs'), 50),
-    firstSoundP90Ms: percentile(pick('firstSoundMs'), 90),
-    firstContentP50Ms: percentile(pick('firstContentMs'), 50),
-    firstContentP90Ms: percentile(pick('firstContentMs'), 90),
+    firstSoundP50Ms: percentileOf(pick('firstSoundMs'), 50),
+    firstSoundP90Ms: percentileOf(pick('firstSoundMs'), 90),
+    firstContentP50Ms: percentileOf(pick('firstContentMs'), 50),
+    firstContentP90Ms: percentileOf(pick('firstContentMs'), 90),
     falseEndRate: Math.round(rate(short) * 1000) / 1000,
     pauses: short.length,
     falseEndRateLongPauses: Math.round(rate(long) * 1000) / 1000,
     longPauses: long.length,
-    draftsDiscardedPerTurn: mean(turns.map(({ turn }) => turn.draftsDiscarded)),
-    cpuMsPerTurn: mean(turns.map(({ turn }) => turn.cpuMs)),
+    draftsDiscardedPerTurn: average(turns.map(({ turn }) => turn.draftsDiscarded)),
+    cpuMsPerTurn: average(turns.map(({ turn }) => turn.cpuMs)),
     turns: turns.length,
     unanswered: turns.filter(({ turn }) => turn.firstContentMs === undefined).length,
     acksPlayed: turns.filter(({ turn }) => turn.acks.some((a) => a.outcome === 'played' && a.playback?.startedAt !== undefined && a.playback.startedAt >= turn.endOfSpeechAt - 1)).length,

@@ -66,10 +66,6 @@ export class AckOutput extends voiceNs.AudioOutput {
     return this.#sessionOpen || this.#sessionInNext > 0 || this.#held.length > 0 || this.pendingPlayoutSegments > 0;
   }
 
-  get ackPlaying(): boolean {
-    return this.#ack !== undefined;
-  }
-
   /**
    * Plays `frames` now, unless the session's audio or another acknowledgement is in the way
    * (then returns undefined and plays nothing).

@@ -33,7 +33,6 @@ export interface SpokenSessionOptions {
   sttFinalAfterMs?: number;
   /** A turn with no reply this long after the caller's end of speech is reported unanswered. @defaultValue 10000 */
   replyTimeoutMs?: number;
-  turnLog?: Parameters<typeof attachTurnBudget>[1]['logger'];
   /** How the turn budget is attached (the demo attaches the worker's). @defaultValue attachTurnBudget */
   attachBudget?: (session: voice.AgentSession, agent: voice.Agent) => TurnBudget;
 }
@@ -96,7 +95,7 @@ export class SpokenSession {
     session.output.audio = ackOutput;
     session.input.audio = microphone;
     const agent = createAssistant();
-    const budget = opts.attachBudget?.(session, agent) ?? attachTurnBudget(session, { agent, tts: opts.tts, logger: opts.turnLog ?? false });
+    const budget = opts.attachBudget?.(session, agent) ?? attachTurnBudget(session, { agent, tts: opts.tts, logger: false });
     const earlyAck = opts.earlyAck ? attachEarlyAck(session, { agent, output: ackOutput, ...opts.earlyAck }) : undefined;
     await session.start({ agent });
     return new SpokenSession({ session, microphone, recording, budget, agent, earlyAck, replyTimeoutMs: opts.replyTimeoutMs ?? 10_000 });
