@@ -2,7 +2,8 @@
  * The test side of calls to the production agent: speech for the caller (eSpeak, as WAV files
  * the `agent-call` client publishes), what that client reports, and how its recording of the
  * agent's track is read — loudness, and, with the Cartesia fake's audible voice, which text each
- * stretch of tone came from (pitch = 150 + tagForText(text) % 500 Hz, test/servers/audio-tag.ts).
+ * stretch of tone came from (the fake hands each piece it voices the next of its tones and logs
+ * which; test/servers/audio-tag.ts AUDIBLE_TONES_HZ).
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -11,7 +12,7 @@ import { RUN_DIR } from '../../scripts/stack/layout.js';
 import { EspeakSynthesizer } from '../../src/local-voice/synthesizer.js';
 import type { VoiceLanguage } from '../../src/local-voice/worker-messages.js';
 import { encodeWav } from '../../src/local-voice/wav.js';
-import { tagForText } from '../servers/audio-tag.js';
+import type { VoicedPiece } from '../servers/cartesia/options.js';
 import { durationMs, speak } from '../servers/openai/test-audio.js';
 import type { ClientResult, E2EStack } from './stack.js';
 
@@ -90,7 +91,7 @@ export interface CallResult extends ClientResult {
   transcripts: Transcript[];
   speech: Utterance[];
   frames: Frame[];
-  cartesia?: { before?: Record<string, number>; after?: Record<string, number>; messages?: CartesiaMessage[] };
+  cartesia?: { before?: Record<string, number>; after?: Record<string, number>; messages?: CartesiaMessage[]; voiced?: VoicedPiece[] };
   cartesiaAtBargeIn?: Record<string, number>;
   openai?: { before?: OpenAIStats; after?: OpenAIStats };
   readyMs?: number;
@@ -198,30 +199,37 @@ export function soundStart(frames: Frame[], ms: number, maxGapMs = 100): number 
   return start;
 }
 
-export const pitchOf = (transcript: string): number => 150 + (tagForText(transcript) % 500);
 export const expectedMs = (transcript: string): number => Math.max(1, [...transcript].length) * MS_PER_CHAR;
 
 export interface Context {
   contextId: string;
   connectionId: number;
-  /** Transcript pieces exactly as the worker sent them (what the fake's tones are keyed by). */
+  /** Transcript pieces exactly as the worker sent them. */
   texts: string[];
+  /** The pieces the fake voiced, in order, each with its tone (a cancelled context's are a prefix). */
+  voiced: Voiced[];
   firstAt: number;
   /** Epoch ms of a `cancel` for this context, if one came. */
   cancelledAt?: number;
 }
 
-/** The Cartesia contexts of a call, in the order they began. */
-export function contextsOf(messages: CartesiaMessage[]): Context[] {
+export interface Voiced {
+  text: string;
+  hz: number;
+}
+
+/** The Cartesia contexts of a call, in the order they began, with what the fake voiced of each. */
+export function contextsOf(cartesia: CallResult['cartesia']): Context[] {
   const contexts = new Map<string, Context>();
-  for (const { connectionId, receivedAt, message } of messages) {
+  for (const { connectionId, receivedAt, message } of cartesia?.messages ?? []) {
     const id = message.context_id;
     if (!id) continue;
     let context = contexts.get(id);
-    if (!context) contexts.set(id, (context = { contextId: id, connectionId, texts: [], firstAt: receivedAt }));
+    if (!context) contexts.set(id, (context = { contextId: id, connectionId, texts: [], voiced: [], firstAt: receivedAt }));
     if (message.cancel) context.cancelledAt ??= receivedAt;
     else if (message.transcript) context.texts.push(message.transcript);
   }
+  for (const { contextId, transcript, hz } of cartesia?.voiced ?? []) contexts.get(contextId)?.voiced.push({ text: transcript, hz });
   return [...contexts.values()];
 }
 
@@ -256,6 +264,7 @@ export function pitchRuns(frames: Frame[], fromMs = -Infinity, toMs = Infinity):
 
 export interface Heard {
   text: string;
+  hz: number;
   startMs: number;
   endMs: number;
   /** Frames at this text's pitch × 20 ms. */
@@ -263,38 +272,45 @@ export interface Heard {
 }
 
 /**
- * Which texts the runs are, in order: a run of at least `minFrames` frames within `toleranceHz` of
- * a text's pitch is that text (the nearest); consecutive runs of one text merge (a stutter in
- * delivery splits a run but not a text). Shorter or unmatched runs are transitions and codec
- * artefacts, returned apart.
+ * Which voiced pieces the runs are, in order: a run of at least `minFrames` frames within
+ * `toleranceHz` of a piece's tone is that piece (the nearest); consecutive runs of one piece merge
+ * (a stutter in delivery splits a run but not a piece). Shorter or unmatched runs are transitions
+ * and codec artefacts, returned apart.
  */
-export function heardTexts(runs: PitchRun[], texts: string[], { minFrames = 3, toleranceHz = 10 } = {}): { heard: Heard[]; unmatched: PitchRun[] } {
+export function heardTexts(runs: PitchRun[], voiced: Voiced[], { minFrames = 3, toleranceHz = 10 } = {}): { heard: Heard[]; unmatched: PitchRun[] } {
   const heard: Heard[] = [];
   const unmatched: PitchRun[] = [];
   for (const run of runs) {
-    const nearest = texts
-      .map((text) => ({ text, off: Math.abs(pitchOf(text) - run.hz) }))
+    const nearest = voiced
+      .map((piece) => ({ piece, off: Math.abs(piece.hz - run.hz) }))
       .sort((a, b) => a.off - b.off)[0];
     if (run.frames < minFrames || !nearest || nearest.off > toleranceHz) {
       unmatched.push(run);
       continue;
     }
     const last = heard.at(-1);
-    if (last && last.text === nearest.text) {
+    if (last && last.hz === nearest.piece.hz) {
       last.endMs = run.endMs;
       last.ms += run.frames * FRAME_MS;
     } else {
-      heard.push({ text: nearest.text, startMs: run.startMs, endMs: run.endMs, ms: run.frames * FRAME_MS });
+      heard.push({ ...nearest.piece, startMs: run.startMs, endMs: run.endMs, ms: run.frames * FRAME_MS });
     }
   }
   return { heard, unmatched };
 }
 
-/** Fails unless no two texts of `a` and `b` (or within `a` when `b` is omitted) are closer than `minHz`. */
-export function expectDistinctPitches(a: string[], b?: string[], minHz = 25): void {
-  const pairs = b ? a.flatMap((x) => b.map((y) => [x, y] as const)) : a.flatMap((x, i) => a.slice(i + 1).map((y) => [x, y] as const));
-  const close = pairs.filter(([x, y]) => x !== y && Math.abs(pitchOf(x) - pitchOf(y)) < minHz);
-  expect(close.map(([x, y]) => `${JSON.stringify(x)} ${pitchOf(x)} Hz ~ ${JSON.stringify(y)} ${pitchOf(y)} Hz`), 'texts whose tones cannot be told apart: reword the scripted replies').toEqual([]);
+/**
+ * Fails unless every piece voiced has its own tone, ≥ `minHz` from the others: the fake's tones go
+ * round in turn, so only more pieces in one call than it has tones could break this.
+ */
+export function expectDistinctTones(voiced: Voiced[], minHz = 25): void {
+  const close = voiced.flatMap((x, i) => voiced.slice(i + 1).filter((y) => Math.abs(x.hz - y.hz) < minHz).map((y) => `${JSON.stringify(x.text)} ${x.hz} Hz ~ ${JSON.stringify(y.text)} ${y.hz} Hz`));
+  expect(close, 'pieces whose tones cannot be told apart (more pieces than the fake has tones)').toEqual([]);
+}
+
+/** The context voiced every piece it was sent (whitespace-only pieces make no audio), in order. */
+export function expectAllVoiced(context: Context): void {
+  expect(context.voiced.map((v) => v.text)).toEqual(context.texts.filter((t) => t.trim().length > 0));
 }
 
 /** A text's tone lasted as long as the fake made it (±30% + 120 ms: jitter buffers stretch audio). */
@@ -313,8 +329,9 @@ export function expectReplyFinishedAfterStop(result: CallResult, reply: Context,
   const stop = result.stopMs!;
   const runs = pitchRuns(result.frames, result.chatMs);
   const picture = `stopped at ${stop} ms; runs (ms:Hz): ${describeRuns(runs)}`;
-  const { heard } = heardTexts(runs, reply.texts);
-  expect(heard.map((h) => h.text), picture).toEqual(reply.texts);
+  expectAllVoiced(reply);
+  const { heard } = heardTexts(runs, reply.voiced);
+  expect(heard.map((h) => h.text), picture).toEqual(reply.voiced.map((v) => v.text));
   const after = heard.filter((h) => h.startMs > stop);
   expect(after.length, `the stop was not mid-reply; ${picture}`).toBeGreaterThanOrEqual(2);
   after.forEach(expectFullLength);

@@ -32,13 +32,20 @@ export function samplesForText(text: string, sampleRate: number, msPerChar: numb
 }
 
 /**
- * The same length of audio as a speech-band tone whose pitch (150–650 Hz) follows the tag, at a
- * speech-like level (-12 dBFS). The tagged square wave sits at half the sample rate, which a
- * lossy codec (Opus through a LiveKit room) removes; this one survives, though no longer sample
- * by sample attributable.
+ * The audible voice's pitches: 20 tones 25 Hz apart (150–625 Hz), far below Opus's cut-off and
+ * far enough apart for a zero-crossing estimate through a room. A server hands them out in turn
+ * (one per voiced piece) and says which piece got which, so tones stay apart however a client
+ * cuts its text.
  */
-export function synthesizeAudiblePcm16(text: string, sampleRate: number, msPerChar: number): Buffer {
-  const hz = 150 + (tagForText(text) % 500);
+export const AUDIBLE_TONES_HZ: readonly number[] = Array.from({ length: 20 }, (_, i) => 150 + 25 * i);
+
+/**
+ * The same length of audio as `synthesizeTaggedPcm16(text…)`, as a speech-band tone at `hz`, at a
+ * speech-like level (-12 dBFS). The tagged square wave sits at half the sample rate, which a lossy
+ * codec (Opus through a LiveKit room) removes; this one survives, though no longer sample by
+ * sample attributable.
+ */
+export function synthesizeAudiblePcm16(text: string, sampleRate: number, msPerChar: number, hz: number): Buffer {
   const n = samplesForText(text, sampleRate, msPerChar);
   const out = Buffer.allocUnsafe(n * 2);
   const amplitude = 0.25 * 32767;

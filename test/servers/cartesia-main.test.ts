@@ -1,5 +1,6 @@
 /** The Cartesia fake as a process (what the real-LiveKit stack runs): `--options`, `/_control/*`, SIGTERM. */
 import { describe, expect, it } from 'vitest';
+import { AUDIBLE_TONES_HZ } from './audio-tag.js';
 import { withTimeout } from '../helpers/async.js';
 import { collectExit, spawnTsx } from '../lifecycle/spawn-tsx.js';
 import { STRUCTURED_VERSION, RawCartesiaClient, generation } from './cartesia/test-client.js';
@@ -52,7 +53,9 @@ describe('Cartesia server: CLI entry', () => {
       ]);
       expect(received.every((m) => m.connectionId === 1 && typeof m.receivedAt === 'number')).toBe(true);
       expect(((await getJson(`${ready.url}/_control/received?since=1`)).messages as unknown[]).length).toBe(1);
-      expect(await getJson(`${ready.url}/_control/stats`)).toMatchObject({ connectionsOpened: 1, messages: 2, httpRequests: 0 });
+      expect(await getJson(`${ready.url}/_control/stats`)).toMatchObject({ connectionsOpened: 1, messages: 2, voiced: 1, httpRequests: 0 });
+      expect(await getJson(`${ready.url}/_control/voiced`)).toEqual({ voiced: [{ connectionId: 1, contextId: 'c1', transcript: 'Hello there. ', hz: AUDIBLE_TONES_HZ[0] }] });
+      expect(await getJson(`${ready.url}/_control/voiced?since=1`)).toEqual({ voiced: [] });
     } finally {
       child.kill('SIGTERM');
     }

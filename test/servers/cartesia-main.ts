@@ -6,10 +6,12 @@
  * Prints one line `{"url":"http://127.0.0.1:PORT","port":PORT}` once it listens (the worker's
  * CARTESIA_BASE_URL is that url) and exits 0 on SIGTERM/SIGINT. Test-control routes, which the
  * real service does not have:
- *   GET  /_control/stats    {"connectionsOpened","openConnections","activeContexts","messages","httpRequests"}
+ *   GET  /_control/stats    {"connectionsOpened","openConnections","activeContexts","messages","voiced","httpRequests"}
  *   GET  /_control/received every client message that parsed as JSON, in arrival order:
  *                           {"messages":[{"connectionId","receivedAt","message":{context_id, transcript, continue, cancel…}}]}
  *                           (`?since=N` skips the first N) — the exact transcripts a test's audio is tagged by
+ *   GET  /_control/voiced   with `audio: 'audible'`, every piece spoken and its tone, in order:
+ *                           {"voiced":[{"connectionId","contextId","transcript","hz"}]} (`?since=N` skips the first N)
  *   POST /_control/options  a JSON patch of CartesiaServerOptions (functions such as `fault` excepted)
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -43,8 +45,15 @@ function stats() {
     openConnections: server.openConnections(),
     activeContexts: server.activeContexts(),
     messages: server.received.length,
+    voiced: server.voiced.length,
     httpRequests: server.httpRequests.length,
   };
+}
+
+/** `?since=N`: how many leading entries of a log to skip. */
+function sinceOf(req: IncomingMessage): number {
+  const since = Number(new URL(req.url ?? '/', 'http://localhost').searchParams.get('since') ?? 0);
+  return Number.isInteger(since) && since > 0 ? since : 0;
 }
 
 function controlRoutes(req: IncomingMessage, res: ServerResponse): boolean {
@@ -54,8 +63,11 @@ function controlRoutes(req: IncomingMessage, res: ServerResponse): boolean {
     return true;
   }
   if (path === '/_control/received' && req.method === 'GET') {
-    const since = Number(new URL(req.url ?? '/', 'http://localhost').searchParams.get('since') ?? 0);
-    sendJson(res, 200, { messages: server.received.slice(Number.isInteger(since) && since > 0 ? since : 0) });
+    sendJson(res, 200, { messages: server.received.slice(sinceOf(req)) });
+    return true;
+  }
+  if (path === '/_control/voiced' && req.method === 'GET') {
+    sendJson(res, 200, { voiced: server.voiced.slice(sinceOf(req)) });
     return true;
   }
   if (path === '/_control/options' && req.method === 'POST') {

@@ -1,7 +1,7 @@
 import { initializeLogger, tts } from '@livekit/agents';
 import { TTS as OfficialCartesiaTTS } from '@livekit/agents-plugin-cartesia';
 import { afterEach, describe, expect, it } from 'vitest';
-import { samplesForText, tagForText } from './audio-tag.js';
+import { AUDIBLE_TONES_HZ, samplesForText, tagForText } from './audio-tag.js';
 import { type CartesiaServer, type CartesiaServerOptions, startCartesiaServer } from './cartesia-server.js';
 import {
   RawCartesiaClient,
@@ -133,28 +133,42 @@ describe('Cartesia server: streaming', () => {
     expect(client.of('buf', 'flush_done')).toEqual([]);
   });
 
-  it("speaks a speech-band tone instead of tagged samples with audio: 'audible' (it must cross Opus in a room)", async () => {
-    const { client } = await setup({ audio: 'audible' });
-    const text = 'Audible check.';
-    client.send(generation('tone', text, { continue: false }));
+  it("speaks a speech-band tone per piece with audio: 'audible', handing out its tones in turn and logging each (it must cross Opus in a room)", async () => {
+    const { client, server } = await setup({ audio: 'audible' });
+    const texts = ['Audible check. ', 'Audible check. ', 'Third piece.'];
+    texts.forEach((text, i) => client.send(generation('tone', text, { continue: i < texts.length - 1 })));
     await client.waitForType('done', 'tone');
+    // The same text twice still gets two tones: a tone names a voiced piece, not its words.
+    expect(server.voiced).toEqual(texts.map((transcript, i) => ({ connectionId: 1, contextId: 'tone', transcript, hz: AUDIBLE_TONES_HZ[i] })));
     const audio = client.audioOf('tone');
-    const samples = samplesForText(text, 24000, 60);
-    expect(audio.length).toBe(samples * 2);
-    let sumSquares = 0;
-    let crossings = 0;
-    for (let i = 0; i < samples; i++) {
-      const s = audio.readInt16LE(i * 2);
-      sumSquares += s * s;
-      if (i > 0 && Math.sign(s) !== Math.sign(audio.readInt16LE((i - 1) * 2)) && s !== 0) crossings++;
-    }
-    const rms = Math.sqrt(sumSquares / samples) / 32768;
-    expect(rms).toBeGreaterThan(0.15);
-    expect(rms).toBeLessThan(0.2);
-    // Two zero crossings per period: a pitch inside 150-650 Hz, far below Opus's cut-off.
-    const hz = crossings / 2 / (samples / 24000);
-    expect(hz).toBeGreaterThan(140);
-    expect(hz).toBeLessThan(660);
+    const lengths = texts.map((t) => samplesForText(t, 24000, 60));
+    expect(audio.length).toBe(lengths.reduce((a, b) => a + b, 0) * 2);
+    let offset = 0;
+    lengths.forEach((samples, piece) => {
+      let sumSquares = 0;
+      let crossings = 0;
+      for (let i = 0; i < samples; i++) {
+        const s = audio.readInt16LE((offset + i) * 2);
+        sumSquares += s * s;
+        if (i > 0 && Math.sign(s) !== Math.sign(audio.readInt16LE((offset + i - 1) * 2)) && s !== 0) crossings++;
+      }
+      offset += samples;
+      const rms = Math.sqrt(sumSquares / samples) / 32768;
+      expect(rms).toBeGreaterThan(0.15);
+      expect(rms).toBeLessThan(0.2);
+      // Two zero crossings per period: the logged tone, far below Opus's cut-off.
+      expect(crossings / 2 / (samples / 24000)).toBeCloseTo(server.voiced[piece]!.hz, -1);
+    });
+  });
+
+  it('wraps the audible tones round after the last, so any run of that many pieces sounds apart', async () => {
+    const { client, server } = await setup({ audio: 'audible', msPerChar: 1 });
+    const pieces = AUDIBLE_TONES_HZ.length + 2;
+    for (let i = 0; i < pieces; i++) client.send(generation('round', `Piece ${i}. `, { continue: i < pieces - 1 }));
+    await client.waitForType('done', 'round');
+    const tones = server.voiced.map((v) => v.hz);
+    expect(tones.slice(0, AUDIBLE_TONES_HZ.length)).toEqual([...AUDIBLE_TONES_HZ]);
+    expect(tones.slice(AUDIBLE_TONES_HZ.length)).toEqual(AUDIBLE_TONES_HZ.slice(0, 2));
   });
 
   it('synthesizes pcm_f32le and 8-bit G.711 encodings', async () => {

@@ -16,7 +16,9 @@ import {
   type CartesiaServerOptions,
   type ReceivedHttpRequest,
   type ReceivedMessage,
+  type VoicedPiece,
 } from './cartesia/options.js';
+import { AUDIBLE_TONES_HZ } from './audio-tag.js';
 import { errors, newRequestId } from './cartesia/protocol.js';
 import { seededRandom } from './cartesia/timing.js';
 import { listenOnLoopback } from './listen.js';
@@ -28,6 +30,7 @@ export {
   type CartesiaServerOptions,
   type ReceivedHttpRequest,
   type ReceivedMessage,
+  type VoicedPiece,
 } from './cartesia/options.js';
 
 export interface CartesiaServer {
@@ -38,6 +41,8 @@ export interface CartesiaServer {
   port: number;
   /** Every client message that parsed as a JSON object (generation and cancel), in arrival order. */
   received: ReceivedMessage[];
+  /** With `audio: 'audible'`: every piece spoken, in order, with the tone it got. */
+  voiced: VoicedPiece[];
   /** Every `/tts/bytes` request whose body parsed as a JSON object. */
   httpRequests: ReceivedHttpRequest[];
   /** WebSocket connections accepted so far. */
@@ -99,6 +104,13 @@ export async function startCartesiaServer(
   const received: ReceivedMessage[] = [];
   const httpRequests: ReceivedHttpRequest[] = [];
   const expiredContexts: string[] = [];
+  const voiced: VoicedPiece[] = [];
+  // Tones go round in turn: any 20 consecutive pieces (a call's replies) sound apart.
+  const toneFor = (piece: Omit<VoicedPiece, 'hz'>): number => {
+    const hz = AUDIBLE_TONES_HZ[voiced.length % AUDIBLE_TONES_HZ.length]!;
+    voiced.push({ ...piece, hz });
+    return hz;
+  };
   const connectionKeys: Array<{ connectionId: number; key: string }> = [];
   const connections = new Set<CartesiaConnection>();
   const connectionsPerKey = new KeyCounter();
@@ -146,6 +158,7 @@ export async function startCartesiaServer(
           options: () => current,
           random,
           record: (message) => received.push(message),
+          toneFor,
           acquireContext,
           releaseContext,
           expired: (contextId) => expiredContexts.push(contextId),
@@ -163,6 +176,7 @@ export async function startCartesiaServer(
     options: () => current,
     random,
     record: (request) => httpRequests.push(request),
+    toneFor,
     acquireContext,
     releaseContext,
   };
@@ -204,6 +218,7 @@ export async function startCartesiaServer(
     httpUrl: `http://127.0.0.1:${port}`,
     port,
     received,
+    voiced,
     httpRequests,
     expiredContexts,
     connectionKeys,

@@ -266,6 +266,9 @@ runClient('agent-call', timeoutMs, async () => {
     const cartesiaMessages = cartesia && cartesiaBefore
       ? ((await cartesiaControl(`/_control/received?since=${cartesiaBefore.messages}`).catch(() => ({ messages: [] }))) as { messages: unknown[] }).messages
       : undefined;
+    const cartesiaVoiced = cartesia && cartesiaBefore
+      ? ((await cartesiaControl(`/_control/voiced?since=${cartesiaBefore.voiced}`).catch(() => ({ voiced: [] }))) as { voiced: unknown[] }).voiced
+      : undefined;
     const openaiStats = process.env.STACK_OPENAI_URL ? await openaiControl('/_control/stats').catch(() => undefined) : undefined;
     return {
       room: args.room,
@@ -276,7 +279,7 @@ runClient('agent-call', timeoutMs, async () => {
       transcripts,
       speech: mic.utterances,
       frames: withArrivals(frames),
-      cartesia: cartesia ? { before: cartesiaBefore, after: cartesiaAfter, messages: cartesiaMessages } : undefined,
+      cartesia: cartesia ? { before: cartesiaBefore, after: cartesiaAfter, messages: cartesiaMessages, voiced: cartesiaVoiced } : undefined,
       openai: { before: openaiBefore, after: openaiStats },
       ...extra,
     };

@@ -64,16 +64,23 @@ export function isSilentPiece(text: string): boolean {
   return text.trim().length === 0;
 }
 
-/** The audio of one transcript piece, tagged by its exact text (see audio-tag.ts), or audible. */
+/**
+ * The audio of one transcript piece, tagged by its exact text (see audio-tag.ts), or audible at
+ * the tone `toneFor` hands it (called once per voiced piece, only for the audible voice).
+ */
 export function synthesizePiece(
   text: string,
   encoding: Encoding,
   sampleRate: number,
   options: { msPerChar: number; audio: 'tagged' | 'audible' },
+  toneFor: (text: string) => number,
 ): Buffer {
   if (isSilentPiece(text)) return Buffer.alloc(0);
-  const synthesize = options.audio === 'audible' ? synthesizeAudiblePcm16 : synthesizeTaggedPcm16;
-  return encodePcm16(synthesize(text, sampleRate, options.msPerChar), encoding);
+  const pcm16 =
+    options.audio === 'audible'
+      ? synthesizeAudiblePcm16(text, sampleRate, options.msPerChar, toneFor(text))
+      : synthesizeTaggedPcm16(text, sampleRate, options.msPerChar);
+  return encodePcm16(pcm16, encoding);
 }
 
 const WAV_FORMAT_TAGS: Record<Encoding, number> = {

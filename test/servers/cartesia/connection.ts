@@ -4,7 +4,7 @@
  */
 import { type RawData, WebSocket } from 'ws';
 import { CartesiaContext, type ContextHost } from './context.js';
-import type { CartesiaServerOptions, ReceivedMessage } from './options.js';
+import type { CartesiaServerOptions, ReceivedMessage, VoicedPiece } from './options.js';
 import { type ErrorSpec, type VersionFeatures, errorEvent, errors } from './protocol.js';
 import { OneShotTimer } from './timing.js';
 import { changedFields, isUnspeakable, validateGeneration } from './validate.js';
@@ -14,6 +14,8 @@ export interface ConnectionHooks {
   options(): CartesiaServerOptions;
   random(): number;
   record(message: ReceivedMessage): void;
+  /** The audible voice's tone for a piece about to be spoken (logged by the server). */
+  toneFor(piece: Omit<VoicedPiece, 'hz'>): number;
   /** Claims one active-context slot for `key`; false when the key is at its concurrency limit. */
   acquireContext(key: string): boolean;
   releaseContext(key: string): void;
@@ -57,6 +59,7 @@ export class CartesiaConnection {
       connectionId: identity.id,
       options: () => hooks.options(),
       random: () => hooks.random(),
+      toneFor: (piece) => hooks.toneFor(piece),
       send: (event) => this.#send(event),
       errorEvent: (spec, contextId) => this.#errorEvent(spec, contextId),
       noteActivity: () => this.#restartIdleTimer(),

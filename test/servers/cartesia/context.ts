@@ -4,7 +4,7 @@
  * or a cancel. Different contexts run their own pumps, so their chunks interleave.
  */
 import { bytesPerSample, synthesizePiece } from './audio.js';
-import type { CartesiaFault, CartesiaServerOptions } from './options.js';
+import type { CartesiaFault, CartesiaServerOptions, VoicedPiece } from './options.js';
 import { streamFrames } from './pacing.js';
 import {
   type ErrorSpec,
@@ -24,6 +24,7 @@ export interface ContextHost {
   readonly connectionId: number;
   options(): CartesiaServerOptions;
   random(): number;
+  toneFor(piece: Omit<VoicedPiece, 'hz'>): number;
   send(event: Record<string, unknown>): void;
   errorEvent(spec: ErrorSpec, contextId: string): Record<string, unknown>;
   /** Outgoing audio counts as activity for the idle timeout. */
@@ -199,7 +200,9 @@ export class CartesiaContext {
     });
     if (fault?.kind === 'no-done') this.#suppressDone = true;
 
-    const audio = synthesizePiece(text, encoding, sampleRate, options);
+    const audio = synthesizePiece(text, encoding, sampleRate, options, (transcript) =>
+      this.#host.toneFor({ connectionId: this.#host.connectionId, contextId: this.id, transcript }),
+    );
     const bytesPerSecond = bytesPerSample(encoding) * sampleRate;
     const timings = this.#timeline.addPiece(text, audio.length / bytesPerSecond, options.msPerChar / 1000);
     let wordsSent = 0;

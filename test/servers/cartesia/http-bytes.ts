@@ -5,7 +5,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { bytesPerSample, synthesizePiece, wavHeader } from './audio.js';
-import type { CartesiaFault, CartesiaServerOptions, ReceivedHttpRequest } from './options.js';
+import type { CartesiaFault, CartesiaServerOptions, ReceivedHttpRequest, VoicedPiece } from './options.js';
 import { streamFrames } from './pacing.js';
 import { type ErrorSpec, type VersionFeatures, errors, httpErrorBody } from './protocol.js';
 import { isAbort, wait } from './timing.js';
@@ -15,6 +15,7 @@ export interface BytesHooks {
   options(): CartesiaServerOptions;
   random(): number;
   record(request: ReceivedHttpRequest): void;
+  toneFor(piece: Omit<VoicedPiece, 'hz'>): number;
   acquireContext(key: string): boolean;
   releaseContext(key: string): void;
 }
@@ -87,7 +88,9 @@ export async function serveBytes(
 
   try {
     const fault = options.fault?.({ connectionId: 0, contextId: '', transcript: request.transcript, index: 0 });
-    const pcm = synthesizePiece(request.transcript, request.encoding, request.sampleRate, options);
+    const pcm = synthesizePiece(request.transcript, request.encoding, request.sampleRate, options, (transcript) =>
+      hooks.toneFor({ connectionId: 0, contextId: '', transcript }),
+    );
     const header = request.container === 'wav' ? wavHeader(request.encoding, request.sampleRate, pcm.length) : undefined;
     const audio = header ? Buffer.concat([header, pcm]) : pcm;
     const startBody = (): void => {

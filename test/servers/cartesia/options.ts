@@ -52,7 +52,8 @@ export interface CartesiaServerOptions {
   msPerChar: number;
   /**
    * `tagged`: every sample tells which text produced it (audio-tag.ts). `audible`: a speech-band
-   * tone per text, for audio that crosses a lossy codec (a real LiveKit room). @defaultValue 'tagged'
+   * tone per voiced piece, for audio that crosses a lossy codec (a real LiveKit room); the server
+   * hands out `AUDIBLE_TONES_HZ` in turn and logs each piece's tone (`voiced`). @defaultValue 'tagged'
    */
   audio: 'tagged' | 'audible';
   /** Encoded audio bytes per chunk event; odd values allowed. @defaultValue 4096 */
@@ -153,4 +154,12 @@ export interface ReceivedMessage {
 export interface ReceivedHttpRequest {
   body: Record<string, unknown>;
   headers: Record<string, string | string[] | undefined>;
+}
+
+/** One piece the audible voice spoke, and the tone it got (`contextId` '' for `/tts/bytes`). */
+export interface VoicedPiece {
+  connectionId: number;
+  contextId: string;
+  transcript: string;
+  hz: number;
 }
