@@ -76,7 +76,8 @@ export async function entry(ctx: JobContext<ProcessData>): Promise<void> {
 
   await ctx.connect();
   // SIP callers (identity and number masked in logs) get telephony audio and an instant greeting.
-  const caller = describeCaller(await ctx.waitForParticipant(), { sip: config.sip.call });
+  const callerParticipant = await ctx.waitForParticipant();
+  const caller = describeCaller(callerParticipant, { sip: config.sip.call });
   logger.info(caller.logFields, 'caller joined');
 
   const vad = ctx.proc.userData.vad ?? (await silero.VAD.load({ minSilenceDuration: config.turn.silenceMs }));
@@ -106,7 +107,7 @@ export async function entry(ctx: JobContext<ProcessData>): Promise<void> {
   const agent = createAssistant();
   // One log line per turn (and METRICS_PORT pushes); the ack joins once its audio is ready, never
   // holding up the call's start.
-  const turnBudget = attachJobTurnBudget(session, { agent, tts: voice.tts, config, logger });
+  const turnBudget = attachJobTurnBudget(session, { agent, tts: voice.tts, config, logger, room: { room: ctx.room, callerIdentity: callerParticipant.identity } });
   ctx.addShutdownCallback(() => turnBudget.close());
   const acks = config.ack.mode === 'off' ? undefined : (ctx.proc.userData.acks ?? prepareAcknowledgements(voice.tts, ackPhrases(config)));
   ctx.proc.userData.acks = undefined;

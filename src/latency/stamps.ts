@@ -8,8 +8,14 @@
  * a stamp the pipeline could not observe is absent, and so is every stage that needs it.
  */
 import { toEpoch } from '../tts/timeline.js';
+import type { MediaPath } from './media-path.js';
 
 export const STAMP_NAMES = [
+  /**
+   * The caller's last voiced frame reached the agent (in a room: its level at the page's voice
+   * gate, src/latency/voice-arrival.ts). The end of speech the caller's clock starts from.
+   */
+  'callerVoiceArrived',
   /** The user stopped speaking (VAD/STT end of speech, as LiveKit's EOU metrics report it). */
   'userStoppedSpeaking',
   /** The VAD declared the end of speech (its silence after the last voiced frame had passed). */
@@ -41,6 +47,7 @@ export type StampName = (typeof STAMP_NAMES)[number];
 
 /** What each stamp means, for tables and reports. */
 export const STAMP_LABELS: Record<StampName, string> = {
+  callerVoiceArrived: "caller's last voice reached the agent",
   userStoppedSpeaking: 'user stopped speaking (typed turns: reply requested)',
   vadEndOfSpeech: 'VAD end of speech',
   sttFinal: 'final transcript',
@@ -60,6 +67,7 @@ export type TurnStamps = Partial<Record<StampName, number>>;
 
 /** Consecutive legs of the reply's path; a stage may be negative (preemptive LLM before turn end). */
 export const STAGES = [
+  { name: 'vad_end', from: 'callerVoiceArrived', to: 'vadEndOfSpeech' },
   { name: 'transcription', from: 'userStoppedSpeaking', to: 'sttFinal' },
   { name: 'vad_silence', from: 'userStoppedSpeaking', to: 'vadEndOfSpeech' },
   { name: 'end_of_turn', from: 'userStoppedSpeaking', to: 'turnDecided' },
@@ -109,7 +117,8 @@ export interface TurnReport {
   stages: Partial<Record<StageName, number>>;
   /**
    * End of user speech → first audio of the reply at the output (or out of the TTS when the
-   * output does not report playback). The number the product exists to shrink.
+   * output does not report playback). The number the product exists to shrink. With a room's
+   * `path`, on the caller's clock: from their last voiced sound to the reply reaching their ears.
    */
   firstContentMs?: number;
   /** Where `firstContentMs` was observed. */
@@ -118,6 +127,12 @@ export interface TurnReport {
   ackFirstAudioMs?: number;
   /** End of user speech → whatever the listener heard first (ack or reply). */
   firstSoundMs?: number;
+  /**
+   * The room's legs added to the agent's own figures (src/latency/media-path.ts): `inputMs` before
+   * the caller's voice reached the agent (spoken turns), `outputMs` after the agent's audio left.
+   * Absent room-less, where the figures are the agent's own.
+   */
+  path?: MediaPath;
   ack?: AckSummary;
   livekit: LiveKitTurnMetrics;
   interrupted: boolean;
@@ -132,6 +147,7 @@ export interface TurnReportInput {
   ack?: AckSummary;
   livekit?: LiveKitTurnMetrics;
   interrupted?: boolean;
+  path?: MediaPath;
 }
 
 const round = (ms: number): number => Math.round(ms * 10) / 10;
@@ -153,8 +169,12 @@ export function buildTurnReport(input: TurnReportInput): TurnReport {
 
   const replyAudio = stamps.playbackStarted ?? stamps.ttsFirstFrame;
   const firstContentAt = stamps.playbackStarted !== undefined ? 'playback' : stamps.ttsFirstFrame !== undefined ? 'tts_frame' : undefined;
-  const speechEnd = stamps.userStoppedSpeaking;
-  const since = (at: number | undefined) => (speechEnd === undefined || at === undefined ? undefined : round(at - speechEnd));
+  // The caller's clock: their last voice left them `inputMs` before it reached the agent (or, when
+  // the agent could not see it arrive, at the VAD's end of speech), and the agent's audio reaches
+  // them `outputMs` after it left.
+  const { path } = input;
+  const speechEnd = stamps.callerVoiceArrived !== undefined ? stamps.callerVoiceArrived - (path?.inputMs ?? 0) : stamps.userStoppedSpeaking;
+  const since = (at: number | undefined) => (speechEnd === undefined || at === undefined ? undefined : round(at + (path?.outputMs ?? 0) - speechEnd));
   const heard = [replyAudio, stamps.ackPlaybackStarted].filter((t): t is number => t !== undefined);
 
   const present = Object.values(stamps).filter((t): t is number => t !== undefined);
@@ -178,6 +198,7 @@ export function buildTurnReport(input: TurnReportInput): TurnReport {
     firstContentAt,
     ackFirstAudioMs: since(stamps.ackPlaybackStarted),
     firstSoundMs: heard.length > 0 ? since(Math.min(...heard)) : undefined,
+    ...(path ? { path } : {}),
     ack: input.ack,
     livekit: input.livekit ?? {},
     interrupted: input.interrupted ?? false,

@@ -20,7 +20,9 @@ import type { EventEmitter as TypedEmitter } from 'node:events';
 import { EventEmitter } from 'node:events';
 import { type TimelineEvents, fromEpoch, now } from '../tts/timeline.js';
 import { type AckSummary, type LiveKitTurnMetrics, type TurnReport, type TurnStamps, buildTurnReport } from './stamps.js';
+import type { MediaPath } from './media-path.js';
 import { type AckSignal, type LlmGeneration, type UserTurnCompleted, observeAgentTurns } from './turn-signals.js';
+import type { VoiceArrivals } from './voice-arrival.js';
 
 type Logger = Pick<ReturnType<typeof log>, 'info'>;
 
@@ -35,6 +37,10 @@ export interface TurnBudgetOptions {
   logTranscript: boolean;
   /** Reports kept in {@link TurnBudget.reports}. @defaultValue 100 */
   keepReports: number;
+  /** In a room: when the caller's voice last reached the agent (src/latency/voice-arrival.ts). */
+  voiceArrivals?: Pick<VoiceArrivals, 'lastVoiceEnd'>;
+  /** In a room: the legs between caller and agent, added to put the figures on the caller's clock. */
+  mediaPath?: { current(): MediaPath | undefined };
 }
 
 const DEFAULT_TURN_BUDGET_OPTIONS: Omit<TurnBudgetOptions, 'agent'> = {
@@ -183,6 +189,8 @@ export class TurnBudget extends EventEmitter<TurnBudgetEvents> {
     if (this.#lastStoppedAt !== undefined && this.#lastStoppedAt > previousAt) {
       stamps.userStoppedSpeaking = this.#lastStoppedAt;
       stamps.vadEndOfSpeech = this.#lastStoppedAt;
+      const voiceEnd = this.#opts.voiceArrivals?.lastVoiceEnd(previousAt, this.#lastStoppedAt);
+      if (voiceEnd !== undefined) stamps.callerVoiceArrived = voiceEnd;
     }
     const turn: OpenTurn = { index: ++this.#turnCount, message: ev.message, stamps, livekit: {}, interrupted: false, closed: false };
     this.#turn = turn;
@@ -319,6 +327,7 @@ export class TurnBudget extends EventEmitter<TurnBudgetEvents> {
       ack: turn.ack,
       livekit: turn.livekit,
       interrupted: turn.interrupted,
+      path: this.#opts.mediaPath?.current(),
     });
     this.#reports.push(report);
     if (this.#reports.length > this.#opts.keepReports) this.#reports.shift();
@@ -337,6 +346,7 @@ export class TurnBudget extends EventEmitter<TurnBudgetEvents> {
       firstContentAt: report.firstContentAt,
       firstSoundMs: report.firstSoundMs,
       ackFirstAudioMs: report.ackFirstAudioMs,
+      path: report.path,
       stages: report.stages,
       stamps: report.stamps,
       ack: report.ack,

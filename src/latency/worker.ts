@@ -4,10 +4,13 @@
  * (see metrics-server.ts for why the endpoint cannot live in the jobs).
  */
 import { log, type tts, type voice } from '@livekit/agents';
+import type { Room } from '@livekit/rtc-node';
 import type { AppConfig } from '../config/index.js';
 import { LatencyMetrics, toTurnSample } from './metrics.js';
 import { type MetricsServer, createTurnPusher, pushHostFor, startMetricsServer } from './metrics-server.js';
+import { watchMediaPath } from './media-path.js';
 import { type TurnBudget, type TurnBudgetOptions, attachTurnBudget } from './turn-budget.js';
+import { tapCallerVoice } from './voice-arrival.js';
 
 export interface JobTurnBudget {
   budget: TurnBudget;
@@ -15,20 +18,36 @@ export interface JobTurnBudget {
   close(): Promise<void>;
 }
 
-/** Job process: attach before `session.start()`. */
+/**
+ * Job process: attach before `session.start()`. With `room`, the figures are on the caller's
+ * clock: timed from when `callerIdentity`'s voice last reached the agent, plus the room's legs.
+ */
 export function attachJobTurnBudget(
   session: voice.AgentSession,
-  opts: { agent: voice.Agent; tts: tts.TTS; config: AppConfig; logger?: TurnBudgetOptions['logger'] },
+  opts: { agent: voice.Agent; tts: tts.TTS; config: AppConfig; logger?: TurnBudgetOptions['logger']; room?: { room: Room; callerIdentity: string } },
 ): JobTurnBudget {
-  const budget = attachTurnBudget(session, { agent: opts.agent, tts: opts.tts, ...(opts.logger !== undefined ? { logger: opts.logger } : {}) });
+  const voiceTap = opts.room ? tapCallerVoice(opts.room.room, opts.room.callerIdentity) : undefined;
+  const path = opts.room ? watchMediaPath(opts.room.room) : undefined;
+  const budget = attachTurnBudget(session, {
+    agent: opts.agent,
+    tts: opts.tts,
+    ...(opts.logger !== undefined ? { logger: opts.logger } : {}),
+    ...(voiceTap ? { voiceArrivals: voiceTap.arrivals } : {}),
+    ...(path ? { mediaPath: path.estimator } : {}),
+  });
+  const closeBudget = (): void => {
+    budget.close();
+    voiceTap?.close();
+    path?.close();
+  };
   const { port, host } = opts.config.metrics;
-  if (port === undefined) return { budget, close: async () => budget.close() };
+  if (port === undefined) return { budget, close: async () => closeBudget() };
   const pusher = createTurnPusher({ port, host: pushHostFor(host) });
   budget.on('turn', (report) => pusher.push(toTurnSample(report)));
   return {
     budget,
     close: async () => {
-      budget.close();
+      closeBudget();
       await pusher.close();
     },
   };

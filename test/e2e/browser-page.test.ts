@@ -160,27 +160,33 @@ describe.skipIf(!available)('the page in headless Chromium against the real stac
       expect(Number(call.micMeter.peak)).toBeGreaterThan(0.4);
     });
 
-    it("times the caller's wait no earlier than the worker's own turn log does (and prints both)", () => {
+    it("times the caller's wait as the worker's own turn log does, on the caller's clock (and prints both)", () => {
       // The same turn seen from both ends: the page from its microphone's last voiced frame to the
-      // agent's first audible frame, the worker from Silero's end of speech to the first frame it
-      // played out (its `turn latency` line). The page can only hear what the worker played, after
-      // the network and the browser's jitter buffer: less would mean the page measured from a late
-      // end of speech. The difference is printed: measured here 1.1 s against the worker's first
-      // sound (the page's level meter missed the short early ack) and ~380 ms against its first
-      // content — the 50 ms agreement #17 asked for is not reached (see README).
+      // agent's first audible frame; the worker from when that voice reached it to its first audio
+      // out, plus the room's two legs from its WebRTC stats (src/latency/media-path.ts). The page
+      // hears the reply; whether it also hears the early ack depends on the ack's level against its
+      // -36 dBFS gate (the local voice's ack mostly stays under it here), so the page agrees with the
+      // worker's first sound or with its first content. Measured 23 ms apart (page 1,577, worker
+      // first content 1,600); the bound is loose (a loaded 2-core machine grows the agent's jitter
+      // buffer, which the estimate follows on one leg only) and catches what it replaced: figures
+      // timed from Silero's end of speech, without the legs, were 1 s under the page.
       const lines = readFileSync(join(stack.state.runDir, 'worker.log'), 'utf8')
         .split('\n')
         .filter((line) => line.includes('"turn latency"'))
-        .map((line) => JSON.parse(line) as { turn: number; firstSoundMs?: number; firstContentMs?: number });
+        .map((line) => JSON.parse(line) as { turn: number; firstSoundMs?: number; firstContentMs?: number; path?: { inputMs: number; outputMs: number }; stamps: Record<string, number> });
       const worker = lines.find((line) => line.turn === 1);
       expect(worker, 'the worker logged the spoken turn').toBeDefined();
+      expect(worker!.stamps.callerVoiceArrived, "the worker saw the caller's voice arrive").toBeDefined();
+      expect(worker!.path, "the worker estimated the room's legs").toBeDefined();
       const page = Number(call.turns.first.ms);
-      const sound = worker!.firstSoundMs;
+      const sound = worker!.firstSoundMs!;
+      const content = worker!.firstContentMs!;
+      const off = Math.min(Math.abs(page - sound), Math.abs(page - content));
       console.info(
-        `[test/e2e] caller's wait, spoken turn: page ${page} ms; worker first sound ${sound === undefined ? 'not timed (no VAD end of speech)' : `${Math.round(sound)} ms`}, ` +
-          `first content ${Math.round(worker!.firstContentMs ?? Number.NaN)} ms`,
+        `[test/e2e] caller's wait, spoken turn: page ${page} ms; worker first sound ${Math.round(sound)} ms, first content ${Math.round(content)} ms ` +
+          `(legs in ${worker!.path!.inputMs} / out ${worker!.path!.outputMs} ms); page vs worker ${Math.round(off)} ms`,
       );
-      if (sound !== undefined) expect(page).toBeGreaterThanOrEqual(sound);
+      expect(off).toBeLessThan(250);
     });
 
     it('sends a typed message (key presses, Enter) on lk.chat; the reply appears and is heard', () => {

@@ -113,8 +113,9 @@ interface Pending {
 }
 
 /**
- * A microphone that always sends: silence, or the utterance being spoken. Times are when
- * `captureFrame` accepted a frame; with a 100 ms source queue it leaves at most 100 ms later.
+ * A microphone that always sends: silence, or the utterance being spoken. A frame's time is when
+ * its last sample leaves the source (accepted by `captureFrame`, plus what the 100 ms source queue
+ * still holds ahead of it, itself included): when a real microphone would have captured it.
  */
 class Microphone {
   readonly source = new AudioSource(MIC_RATE, 1, 100);
@@ -153,7 +154,7 @@ class Microphone {
       slice.set(current.samples.subarray(offset, offset + MIC_FRAME));
       offset += MIC_FRAME;
       await this.source.captureFrame(new AudioFrame(slice, MIC_RATE, 1, MIC_FRAME));
-      const at = now();
+      const at = now() + this.source.queuedDuration;
       const record = current.record;
       record.startMs ??= at;
       if (rms(slice) > VOICED_RMS) {
