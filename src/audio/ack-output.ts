@@ -12,6 +12,7 @@ import { type voice, voice as voiceNs } from '@livekit/agents';
 import type { AudioFrame } from '@livekit/rtc-node';
 import { EventEmitter } from 'node:events';
 import { fromEpoch, now } from '../tts/timeline.js';
+import { resampleFrames } from './resample-frames.js';
 
 export interface AckPlayback {
   /** When the acknowledgement's first frame played (timeline clock); unset if it never did. */
@@ -45,6 +46,8 @@ export class AckOutput extends voiceNs.AudioOutput {
   /** A session segment was handed to the output below and has not finished there. */
   #sessionInNext = 0;
   #sessionOpen = false;
+  /** Acknowledgements as the output below takes them (its rate), converted once per clip. */
+  readonly #atOutputRate = new WeakMap<readonly AudioFrame[], AudioFrame[]>();
 
   constructor(next: voice.AudioOutput) {
     // No `nextInChain`: the events of the output below are forwarded here, minus the ack's.
@@ -74,8 +77,16 @@ export class AckOutput extends voiceNs.AudioOutput {
     if (this.#ack || this.sessionAudioPending || frames.length === 0) return undefined;
     const ack: AckInNext = { playback: { stopped: false }, stop: false, writing: true };
     this.#ack = ack;
-    void this.#write(ack, frames);
+    void this.#write(ack, this.#playable(frames));
     return ack.playback;
+  }
+
+  #playable(frames: readonly AudioFrame[]): readonly AudioFrame[] {
+    const rate = this.#next.sampleRate;
+    if (rate === undefined) return frames;
+    let converted = this.#atOutputRate.get(frames);
+    if (!converted) this.#atOutputRate.set(frames, (converted = resampleFrames(frames, rate)));
+    return converted;
   }
 
   /** Stops the playing acknowledgement at once; the session's held audio follows. */

@@ -88,4 +88,31 @@ describe('AckOutput', () => {
     // The cleared session audio never reached the output below.
     expect(tags(recording)).toEqual([[1]]);
   });
+
+  it("plays an ack made at another rate at the output's rate, as long and at the same pitch (rooms drop other rates silently)", async () => {
+    const { recording, output } = setup();
+    // 400 ms of a 300 Hz tone at 22.05 kHz (the embedded voice's rate), in 20 ms frames.
+    const made = 22_050;
+    const perFrame = made / 50;
+    const clip = Array.from({ length: 20 }, (_, f) =>
+      new AudioFrame(Int16Array.from({ length: perFrame }, (_, i) => Math.round(8000 * Math.sin((2 * Math.PI * 300 * (f * perFrame + i)) / made))), made, 1, perFrame),
+    );
+    const finished = new Promise((resolve) => output.ackEvents.once('ack_finished', resolve));
+    output.play(clip);
+    await withTimeout(finished, 3000, 'the ack to finish');
+    const played = recording.segments[0]!.frames.map((f) => f.frame);
+    expect(new Set(played.map((f) => f.sampleRate))).toEqual(new Set([RATE]));
+    const samples = Int16Array.from(played.flatMap((f) => [...f.data.subarray(0, f.samplesPerChannel)]));
+    expect((samples.length / RATE) * 1000).toBeGreaterThan(390);
+    expect((samples.length / RATE) * 1000).toBeLessThan(410);
+    let crossings = 0;
+    for (let i = 1; i < samples.length; i++) if (samples[i - 1]! < 0 && samples[i]! >= 0) crossings++;
+    expect(crossings / 0.4).toBeGreaterThan(290);
+    expect(crossings / 0.4).toBeLessThan(310);
+    // The same clip again is converted once (the library replays its clips).
+    const again = new Promise((resolve) => output.ackEvents.once('ack_finished', resolve));
+    output.play(clip);
+    await withTimeout(again, 3000, 'the second ack to finish');
+    expect(recording.segments[1]!.frames.map((f) => f.frame)).toEqual(played);
+  });
 });
