@@ -20,7 +20,7 @@ import { fileURLToPath } from 'node:url';
 import { type AckLibrary, attachAcknowledgement, prepareAcknowledgements } from './ack/index.js';
 import { attachEarlyAck } from './ack/early.js';
 import { EARLY_ACK_PHRASES } from './ack/phrases.js';
-import { AckOutput } from './audio/ack-output.js';
+import { createAckRoomOutput } from './audio/room-output.js';
 import { type AppConfig, ConfigError, loadConfig, loadEnvFile, redactedConfig, shareLeaseSocket } from './config/index.js';
 import { protectBargeIn } from './audio/barge-in-output.js';
 import { attachJobTurnBudget, startWorkerMetrics } from './latency/worker.js';
@@ -118,14 +118,19 @@ export async function entry(ctx: JobContext<ProcessData>): Promise<void> {
       (error: Error) => logger.warn({ error: error.message }, 'acknowledgements unavailable'),
     );
   }
+  // The early ack's output is the agent's track from the start (never swapped mid-greeting), under
+  // the framework's transcript synchronizer (src/audio/room-output.ts).
+  const ackRoomOutput =
+    acks && ackMode === 'early' ? createAckRoomOutput(ctx.room, { sampleRate: caller.telephony?.startOptions.outputOptions.audioSampleRate }) : undefined;
+  if (ackRoomOutput) {
+    session.output.audio = ackRoomOutput.output;
+    ctx.addShutdownCallback(() => ackRoomOutput.close());
+  }
   await session.start({ agent, room: ctx.room, ...caller.telephony?.startOptions });
   protectBargeIn(session);
-  if (acks && ackMode === 'early' && session.output.audio) {
-    // In front of the room's output from the start, so that it is never swapped mid-greeting.
-    const ackOutput = new AckOutput(session.output.audio);
-    session.output.audio = ackOutput;
+  if (acks && ackRoomOutput) {
     void acks.then(
-      (library) => attachEarlyAck(session, { agent, library, output: ackOutput, predict: predictTurnComplete }),
+      (library) => attachEarlyAck(session, { agent, library, output: ackRoomOutput.output, predict: predictTurnComplete }),
       (error: Error) => logger.warn({ error: error.message }, 'acknowledgements unavailable'),
     );
   }

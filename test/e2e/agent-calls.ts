@@ -20,7 +20,7 @@ import type { ClientResult, E2EStack } from './stack.js';
 export const LOUD_RMS = 300;
 /** The Cartesia fake's audio per code point (its default, passed explicitly to the stack). */
 export const MS_PER_CHAR = 60;
-const FRAME_MS = 20;
+export const FRAME_MS = 20;
 
 /** Room names the production token accepts (src/web/token.ts), unique per call. */
 export function freshRoom(prefix: string): string {

@@ -4,7 +4,8 @@
  * Silero VAD: token dispatch, and typed and spoken turns in Korean and English. Every
  * participant runs inside the stack's namespace (test/e2e/clients/agent-call.ts).
  */
-import { rmSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EspeakSynthesizer } from '../../src/local-voice/synthesizer.js';
 import type { VoiceLanguage } from '../../src/local-voice/worker-messages.js';
@@ -12,6 +13,7 @@ import { durationMs, speak } from '../servers/openai/test-audio.js';
 import {
   type CallResult,
   type Speech,
+  FRAME_MS,
   agentTexts,
   expectCallOk,
   keepRecord,
@@ -83,6 +85,13 @@ describe.skipIf(!available)('the production worker in real rooms (local voice)',
     return result;
   };
 
+  /** The worker's newest `turn latency` line (its log is the stack's). */
+  function lastTurnLine(): { ack?: { outcome: string; durationMs?: number } } {
+    const lines = readFileSync(join(stack.state.runDir, 'worker.log'), 'utf8').split('\n').filter((line) => line.includes('"turn latency"'));
+    expect(lines.length, 'the worker logged the turn').toBeGreaterThan(0);
+    return JSON.parse(lines.at(-1)!) as { ack?: { outcome: string; durationMs?: number } };
+  }
+
   /** The reply was heard: speech energy on the agent's track, for about as long as eSpeak says it. */
   function expectSpokenReply(result: CallResult, turn: Turn, afterMs: number) {
     const span = loudSpan(result.frames, afterMs);
@@ -147,7 +156,18 @@ describe.skipIf(!available)('the production worker in real rooms (local voice)',
     expect(userFinals(result)).toEqual([squash(turn.user)]);
     const span = loudSpan(result.frames, utterance!.startMs);
     expect(span!.firstMs).toBeGreaterThan(utterance!.voicedEndMs!);
-    expectSpokenReply(result, turn, utterance!.startMs!);
-    console.info(`[test/e2e] ${lang} spoken turn: agent audio ${span!.firstMs - utterance!.voicedEndMs!} ms after the caller's speech ended`);
+    // The early acknowledgement is heard first, for about as long as it is (the embedded voice
+    // makes it at 22.05 kHz; a room takes 24 kHz and dropped it silently until it was resampled),
+    // then the reply.
+    const { ack } = lastTurnLine();
+    expect(ack?.outcome, 'the early ack played').toBe('played');
+    const ackEnd = span!.firstMs + ack!.durationMs!;
+    const ackHeard = loudSpan(result.frames, span!.firstMs, ackEnd - FRAME_MS)!;
+    expect(ackHeard.loudMs).toBeGreaterThan(ack!.durationMs! * 0.5);
+    expectSpokenReply(result, turn, ackEnd);
+    console.info(
+      `[test/e2e] ${lang} spoken turn: the ack heard ${span!.firstMs - utterance!.voicedEndMs!} ms after the caller's speech ended ` +
+        `(${ackHeard.loudMs} ms loud of its ${Math.round(ack!.durationMs!)} ms)`,
+    );
   }, 120_000);
 });
