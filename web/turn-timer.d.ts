@@ -1,6 +1,9 @@
 export interface TurnMeasurement {
   turn: number;
   ms: number;
+  /** When the user's turn ended and when the agent was first heard (`performance.now()`). */
+  endAt: number;
+  heardAt: number;
 }
 
 export interface TurnTimer {

@@ -31,7 +31,11 @@ export const VOICE_LEVEL = 0.4;
 export const AGENT_ONSET_QUIET_MS = 150;
 
 /**
- * @typedef {{ turn: number, ms: number }} TurnMeasurement
+ * `endAt` and `heardAt` are the two moments measured (the page's clock, `performance.now()`),
+ * for joining the page's view of a turn with another's (the worker's turn log, in epoch ms once
+ * `performance.timeOrigin` is added).
+ *
+ * @typedef {{ turn: number, ms: number, endAt: number, heardAt: number }} TurnMeasurement
  * @typedef {{
  *   userSpeaking(speaking: boolean, at: number): void,
  *   userLevel(level: number, at: number): void,
@@ -102,7 +106,7 @@ export function createTurnTimer() {
       if (end === null) return null;
       const ms = Math.max(0, Math.round(at - end));
       turns += 1;
-      return { turn: turns, ms };
+      return { turn: turns, ms, endAt: end, heardAt: at };
     },
   };
 }

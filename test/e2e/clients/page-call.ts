@@ -326,8 +326,8 @@ async function call(): Promise<Record<string, unknown>> {
 
   // ---- what is left to report -----------------------------------------------------------
   const screenshot = args.screenshot ? await page.screenshot(args.screenshot) : null;
-  const recorded = await page.evaluate<{ changes: { at: number; what: string; value: string }[]; tokens: { status: number; request: unknown; body?: Record<string, unknown> }[]; errors: string[] }>(
-    `({ changes: window.__e2e.changes, tokens: window.__e2e.tokens, errors: window.__e2e.errors })`,
+  const recorded = await page.evaluate<{ changes: { at: number; what: string; value: string }[]; tokens: { status: number; request: unknown; body?: Record<string, unknown> }[]; errors: string[]; timeOrigin: number }>(
+    `({ changes: window.__e2e.changes, tokens: window.__e2e.tokens, errors: window.__e2e.errors, timeOrigin: performance.timeOrigin })`,
   );
   const final = await page.evaluate<Record<string, unknown>>(`window.__firstword.state()`);
 
@@ -367,6 +367,8 @@ async function call(): Promise<Record<string, unknown>> {
     pageErrors: recorded.errors,
     /** Every recorded change, page clock (ms): states shown, and livekit-client's speaking flags. */
     changes: recorded.changes,
+    /** The page's `performance.now()` zero in epoch ms: its times against the worker's log. */
+    timeOrigin: recorded.timeOrigin,
     fake,
   };
 }
