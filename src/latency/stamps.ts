@@ -169,11 +169,13 @@ export function buildTurnReport(input: TurnReportInput): TurnReport {
 
   const replyAudio = stamps.playbackStarted ?? stamps.ttsFirstFrame;
   const firstContentAt = stamps.playbackStarted !== undefined ? 'playback' : stamps.ttsFirstFrame !== undefined ? 'tts_frame' : undefined;
-  // The caller's clock: their last voice left them `inputMs` before it reached the agent (or, when
-  // the agent could not see it arrive, at the VAD's end of speech), and the agent's audio reaches
-  // them `outputMs` after it left.
+  // The caller's clock: their last voice left them `inputMs` before it reached the agent (seen
+  // arriving, or else where the VAD put the end of speech), and the agent's audio reaches them
+  // `outputMs` after it left. A typed turn starts at its request: no audio leg before it.
   const { path } = input;
-  const speechEnd = stamps.callerVoiceArrived !== undefined ? stamps.callerVoiceArrived - (path?.inputMs ?? 0) : stamps.userStoppedSpeaking;
+  const spoken = stamps.callerVoiceArrived !== undefined || stamps.vadEndOfSpeech !== undefined;
+  const agentSpeechEnd = stamps.callerVoiceArrived ?? stamps.userStoppedSpeaking;
+  const speechEnd = agentSpeechEnd === undefined ? undefined : agentSpeechEnd - (spoken ? (path?.inputMs ?? 0) : 0);
   const since = (at: number | undefined) => (speechEnd === undefined || at === undefined ? undefined : round(at + (path?.outputMs ?? 0) - speechEnd));
   const heard = [replyAudio, stamps.ackPlaybackStarted].filter((t): t is number => t !== undefined);
 

@@ -54,6 +54,9 @@ export class VoiceArrivals {
   }
 }
 
+/** A browser's microphone, or a SIP bridge's call audio (livekit-sip publishes it without a source). */
+const isCallerVoice = (source: TrackSource | undefined): boolean => source === TrackSource.SOURCE_MICROPHONE || source === TrackSource.SOURCE_UNKNOWN || source === undefined;
+
 /**
  * Feeds {@link VoiceArrivals} from `identity`'s microphone in `room`. A frame's arrival is when
  * the stream delivered it, i.e. its last sample arrived: the end of the voice it carries.
@@ -78,12 +81,12 @@ export function tapCallerVoice(room: Room, identity: string, arrivals = new Voic
   };
   const onSubscribed = (track: RemoteTrack, publication: RemoteTrackPublication, participant: RemoteParticipant): void => {
     if (closed || participant.identity !== identity || track.kind !== TrackKind.KIND_AUDIO) return;
-    if (publication.source !== TrackSource.SOURCE_MICROPHONE) return;
+    if (!isCallerVoice(publication.source)) return;
     read(track);
   };
   room.on(RoomEvent.TrackSubscribed, onSubscribed);
   for (const publication of room.remoteParticipants.get(identity)?.trackPublications.values() ?? []) {
-    if (publication.track && publication.source === TrackSource.SOURCE_MICROPHONE) read(publication.track as RemoteTrack);
+    if (publication.track && publication.kind === TrackKind.KIND_AUDIO && isCallerVoice(publication.source)) read(publication.track as RemoteTrack);
   }
   return {
     arrivals,

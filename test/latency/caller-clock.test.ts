@@ -94,6 +94,14 @@ describe("the turn report on the caller's clock", () => {
     expect(report.stages.vad_end).toBe(340);
   });
 
+  it("starts at the VAD's end less the input leg when the voice was not seen arriving, and at the request for a typed turn", () => {
+    const path = { inputMs: 80, outputMs: 70, jitterBufferMs: 60, jitterBufferTargetMs: 50, roundTripMs: 0 };
+    const { callerVoiceArrived: _, ...vadOnly } = stamps;
+    expect(buildTurnReport({ turn: 1, stamps: vadOnly, path }).firstSoundMs).toBe(1510 + 70 - (1090 - 80));
+    const typed = { userStoppedSpeaking: 1000, turnDecided: 1000, userTurnCompleted: 1000, ttsFirstFrame: 1400, playbackStarted: 1401 };
+    expect(buildTurnReport({ turn: 2, stamps: typed, path }).firstContentMs).toBe(1401 + 70 - 1000);
+  });
+
   it("is the agent's own figure from the voice's arrival without a path, and from the VAD's end without either", () => {
     expect(buildTurnReport({ turn: 1, stamps }).firstSoundMs).toBe(510);
     const { callerVoiceArrived: _, ...vadOnly } = stamps;
