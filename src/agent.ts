@@ -126,7 +126,13 @@ export async function entry(ctx: JobContext<ProcessData>): Promise<void> {
     session.output.audio = ackRoomOutput.output;
     ctx.addShutdownCallback(() => ackRoomOutput.close());
   }
-  await session.start({ agent, room: ctx.room, ...caller.telephony?.startOptions });
+  const startOptions = caller.telephony?.startOptions;
+  await session.start({
+    agent,
+    room: ctx.room,
+    ...startOptions,
+    ...(ackRoomOutput ? { outputOptions: { ...startOptions?.outputOptions, audioEnabled: false } } : {}),
+  });
   protectBargeIn(session);
   if (acks && ackRoomOutput) {
     void acks.then(

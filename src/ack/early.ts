@@ -70,6 +70,8 @@ export class EarlyAck extends EventEmitter<EarlyAckEvents> {
     this.#session = session;
     this.#opts = opts;
     this.#signals = observeAgentTurns(opts.agent);
+    // At the output's rate before any turn needs one, not at the moment it should play.
+    opts.output.prepare(opts.library.all().map((ack) => ack.frames));
     const E = voice.AgentSessionEventTypes;
     this.#listen(session, E.UserInputTranscribed, (ev: voice.UserInputTranscribedEvent) => this.#onTranscript(ev));
     this.#listen(session, E.UserStateChanged, (ev: voice.UserStateChangedEvent) => this.#onUserState(ev));

@@ -81,6 +81,11 @@ export class AckOutput extends voiceNs.AudioOutput {
     return ack.playback;
   }
 
+  /** Converts clips to the output's rate ahead of time (playing one converts it anyway). */
+  prepare(clips: ReadonlyArray<readonly AudioFrame[]>): void {
+    for (const clip of clips) this.#playable(clip);
+  }
+
   #playable(frames: readonly AudioFrame[]): readonly AudioFrame[] {
     const rate = this.#next.sampleRate;
     if (rate === undefined) return frames;

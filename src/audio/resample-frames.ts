@@ -8,8 +8,7 @@ import { type AudioFrame, AudioResampler, AudioResamplerQuality } from '@livekit
  * 22.05 kHz acknowledgements played as silence into 24 kHz rooms and 16 kHz phone calls).
  */
 export function resampleFrames(frames: readonly AudioFrame[], outputRate: number): AudioFrame[] {
-  const first = frames[0];
-  if (!first || frames.every((f) => f.sampleRate === outputRate)) return [...frames];
+  if (frames.every((f) => f.sampleRate === outputRate)) return [...frames];
   const out: AudioFrame[] = [];
   let resampler: AudioResampler | undefined;
   const finish = (): void => {
@@ -18,16 +17,21 @@ export function resampleFrames(frames: readonly AudioFrame[], outputRate: number
     resampler.close();
     resampler = undefined;
   };
-  for (const frame of frames) {
-    if (frame.sampleRate === outputRate) {
-      finish();
-      out.push(frame);
-      continue;
+  try {
+    for (const frame of frames) {
+      if (frame.sampleRate === outputRate) {
+        finish();
+        out.push(frame);
+        continue;
+      }
+      if (resampler && (resampler.inputRate !== frame.sampleRate || resampler.channels !== frame.channels)) finish();
+      resampler ??= new AudioResampler(frame.sampleRate, outputRate, frame.channels, AudioResamplerQuality.MEDIUM);
+      out.push(...resampler.push(frame));
     }
-    if (resampler && (resampler.inputRate !== frame.sampleRate || resampler.channels !== frame.channels)) finish();
-    resampler ??= new AudioResampler(frame.sampleRate, outputRate, frame.channels, AudioResamplerQuality.MEDIUM);
-    out.push(...resampler.push(frame));
+    finish();
+  } finally {
+    // A push that threw leaves the native resampler open.
+    resampler?.close();
   }
-  finish();
   return out.filter((f) => f.samplesPerChannel > 0);
 }

@@ -10,14 +10,16 @@
  * the agent's machine is busy. Out to the caller, the caller's buffer cannot be seen: it is taken
  * as the agent buffer's target (`jitterBufferTargetDelay`), what the same libwebrtc buffer aims
  * at for this network without the agent's load — a browser and rtc-node share it. The round trip
- * is the agent's own to the SFU; a caller is assumed as close. Measured in the project's rooms: a
- * 47 ms target, 57–220 ms actual delay, a ~1 ms round trip; the agent's first frame reached an
- * rtc-node caller 55–117 ms after it left (mostly 60–85).
+ * is the agent's own to the SFU: a caller farther from the SFU than the agent adds the difference,
+ * so for remote callers the legs are a lower bound. (What this gave in rooms: README, "The
+ * caller's clock".)
  */
 import type { Room } from '@livekit/rtc-node';
 
 export const OPUS_PACKET_MS = 20;
 const POLL_MS = 5000;
+/** Until the first estimate: a call's first turn comes a few seconds after its audio starts. */
+const FIRST_POLL_MS = 1000;
 
 export interface MediaPath {
   /** Caller's voice → the agent's input. */
@@ -90,7 +92,8 @@ export class MediaPathEstimator {
       // A new track restarts the counters: measure it from zero.
       const previous = this.#previous && this.#previous.emitted <= totals.emitted ? this.#previous : { delaySeconds: 0, targetSeconds: 0, emitted: 0 };
       const emitted = totals.emitted - previous.emitted;
-      if (emitted > 0) {
+      // Totals summed over streams can step back when a stream ends: such a poll measures nothing.
+      if (emitted > 0 && totals.delaySeconds >= previous.delaySeconds && totals.targetSeconds >= previous.targetSeconds) {
         this.#jitterBufferMs = ((totals.delaySeconds - previous.delaySeconds) / emitted) * 1000;
         this.#jitterBufferTargetMs = ((totals.targetSeconds - previous.targetSeconds) / emitted) * 1000;
       }
@@ -114,9 +117,10 @@ export class MediaPathEstimator {
   }
 }
 
-/** Polls the job room's stats every 5 s (and once at once) into an estimator. */
+/** Polls the job room's stats every second until the first estimate, then every 5 s. */
 export function watchMediaPath(room: Pick<Room, 'getRtcStats'>, estimator = new MediaPathEstimator()): { estimator: MediaPathEstimator; close(): void } {
   let closed = false;
+  let timer: NodeJS.Timeout | undefined;
   const poll = async (): Promise<void> => {
     try {
       const stats = await room.getRtcStats();
@@ -124,15 +128,16 @@ export function watchMediaPath(room: Pick<Room, 'getRtcStats'>, estimator = new 
     } catch {
       // Not connected (yet, or any more): keep the last estimate.
     }
+    if (closed) return;
+    timer = setTimeout(() => void poll(), estimator.current() ? POLL_MS : FIRST_POLL_MS);
+    timer.unref();
   };
   void poll();
-  const timer = setInterval(() => void poll(), POLL_MS);
-  timer.unref();
   return {
     estimator,
     close: () => {
       closed = true;
-      clearInterval(timer);
+      clearTimeout(timer);
     },
   };
 }

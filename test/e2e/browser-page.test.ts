@@ -166,11 +166,12 @@ describe.skipIf(!available)('the page in headless Chromium against the real stac
       // agent's first audible frame (the early ack); the worker from when that voice reached it to
       // its first audio out, plus the room's two legs from its WebRTC stats
       // (src/latency/media-path.ts). Measured 16 ms apart on an idle machine (page 717, worker 733;
-      // the ends of speech 34 ms apart, the first sounds 17). The bound is loose: on a loaded 2-core
-      // machine the agent's jitter buffer grows (legs of ~280 ms were seen in CI), and the estimate
-      // follows it on both legs while the page's own buffer may not. It catches what it replaced:
-      // figures from Silero's end of speech without the legs were ~1 s under the page, and an ack
-      // that never reached the room (played at the wrong rate) left the page timing the reply.
+      // the ends of speech 34 ms apart, the first sounds 17); `npm run bench:caller-clock` is where
+      // the agreement is measured. Here the bound only guards against what this replaced — figures
+      // from Silero's end of speech without the legs (~1 s under the page), an ack that never
+      // reached the room (the page then timed the reply) — because beside another room suite on 2
+      // cores both jitter buffers swell, the worker's and the browser's by different amounts (legs
+      // of 670 ms were estimated, the page 242 ms off).
       const lines = readFileSync(join(stack.state.runDir, 'worker.log'), 'utf8')
         .split('\n')
         .filter((line) => line.includes('"turn latency"'))
@@ -198,7 +199,7 @@ describe.skipIf(!available)('the page in headless Chromium against the real stac
         `[test/e2e] caller's wait, spoken turn: page ${page} ms; worker first sound ${Math.round(sound)} ms, first content ${Math.round(content)} ms ` +
           `(legs in ${worker!.path!.inputMs} / out ${worker!.path!.outputMs} ms); page vs worker ${Math.round(off)} ms`,
       );
-      expect(off).toBeLessThan(300);
+      expect(off).toBeLessThan(450);
     });
 
     it('sends a typed message (key presses, Enter) on lk.chat; the reply appears and is heard', () => {
