@@ -189,9 +189,11 @@ export class TurnBudget extends EventEmitter<TurnBudgetEvents> {
     if (this.#lastStoppedAt !== undefined && this.#lastStoppedAt > previousAt) {
       stamps.userStoppedSpeaking = this.#lastStoppedAt;
       stamps.vadEndOfSpeech = this.#lastStoppedAt;
-      const voiceEnd = this.#opts.voiceArrivals?.lastVoiceEnd(previousAt, this.#lastStoppedAt);
-      if (voiceEnd !== undefined) stamps.callerVoiceArrived = voiceEnd;
     }
+    // The caller's last voice before the VAD's end of speech, or before the turn itself when the
+    // VAD never said the caller spoke (a starved worker's STT can commit a turn first).
+    const voiceEnd = this.#opts.voiceArrivals?.lastVoiceEnd(previousAt, stamps.vadEndOfSpeech ?? ev.at);
+    if (voiceEnd !== undefined) stamps.callerVoiceArrived = voiceEnd;
     const turn: OpenTurn = { index: ++this.#turnCount, message: ev.message, stamps, livekit: {}, interrupted: false, closed: false };
     this.#turn = turn;
     if (this.#earlyAck?.messageId === ev.message.id) this.#applyAck(turn, this.#earlyAck);
