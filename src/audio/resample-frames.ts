@@ -7,7 +7,7 @@ import { type AudioFrame, AudioResampler, AudioResamplerQuality } from '@livekit
  * rtc-node's AudioSource drops frames at another rate without a word (the embedded voice's
  * 22.05 kHz acknowledgements played as silence into 24 kHz rooms and 16 kHz phone calls).
  */
-export function resampleFrames(frames: readonly AudioFrame[], outputRate: number): AudioFrame[] {
+export function resampleFrames(frames: readonly AudioFrame[], outputRate: number, quality = AudioResamplerQuality.MEDIUM): AudioFrame[] {
   if (frames.every((f) => f.sampleRate === outputRate)) return [...frames];
   const out: AudioFrame[] = [];
   let resampler: AudioResampler | undefined;
@@ -25,7 +25,7 @@ export function resampleFrames(frames: readonly AudioFrame[], outputRate: number
         continue;
       }
       if (resampler && (resampler.inputRate !== frame.sampleRate || resampler.channels !== frame.channels)) finish();
-      resampler ??= new AudioResampler(frame.sampleRate, outputRate, frame.channels, AudioResamplerQuality.MEDIUM);
+      resampler ??= new AudioResampler(frame.sampleRate, outputRate, frame.channels, quality);
       out.push(...resampler.push(frame));
     }
     finish();

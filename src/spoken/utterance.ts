@@ -4,7 +4,8 @@
  * Each piece's first and last voiced sample is found here once, so that every clock of a spoken
  * turn can start at the caller's real end of speech rather than at a detector's guess of it.
  */
-import { AudioFrame, AudioResampler, AudioResamplerQuality } from '@livekit/rtc-node';
+import { AudioFrame, AudioResamplerQuality } from '@livekit/rtc-node';
+import { resampleFrames } from '../audio/resample-frames.js';
 import type { EspeakSynthesizer } from '../local-voice/synthesizer.js';
 
 export type SpokenLanguage = 'ko' | 'en';
@@ -97,19 +98,11 @@ function trimToVoice(samples: Int16Array): Int16Array | undefined {
 }
 
 async function speak(synth: EspeakSynthesizer, text: string, language: SpokenLanguage, sampleRate: number): Promise<Int16Array> {
-  const resampler = synth.sampleRate === sampleRate ? undefined : new AudioResampler(synth.sampleRate, sampleRate, 1, AudioResamplerQuality.HIGH);
-  const blocks: Int16Array[] = [];
-  try {
-    await synth.synthesize(text, language === 'ko' ? 'ko' : 'en-us', {
-      onAudio: (block) => {
-        if (!resampler) return void blocks.push(block);
-        for (const out of resampler.push(new AudioFrame(block, synth.sampleRate, 1, block.length))) blocks.push(out.data);
-      },
-    });
-    if (resampler) for (const out of resampler.flush()) blocks.push(out.data);
-  } finally {
-    resampler?.close();
-  }
+  const made: AudioFrame[] = [];
+  await synth.synthesize(text, language === 'ko' ? 'ko' : 'en-us', {
+    onAudio: (block) => void made.push(new AudioFrame(block, synth.sampleRate, 1, block.length)),
+  });
+  const blocks = resampleFrames(made, sampleRate, AudioResamplerQuality.HIGH).map((f) => f.data.subarray(0, f.samplesPerChannel));
   const all = new Int16Array(blocks.reduce((n, b) => n + b.length, 0));
   let offset = 0;
   for (const block of blocks) {
