@@ -11,7 +11,7 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'unit',
-          include: ['test/**/*.test.ts', 'src/**/*.test.ts'],
+          include: ['test/**/*.test.ts', 'src/**/*.test.ts', 'packages/*/test/**/*.test.ts'],
           exclude: [...configDefaults.exclude, 'test/e2e/**', 'test/package/**'],
           sequence: { groupOrder: 0 },
         },

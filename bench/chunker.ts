@@ -5,7 +5,7 @@
  *
  *   npm run bench:chunker
  */
-import { createChunker } from '../src/chunking/index.js';
+import { createChunker } from '../packages/agents-plugin-tts/src/chunking/index.js';
 
 const ENGLISH_SENTENCES = [
   'Sure, I can help with that.',

@@ -14,7 +14,7 @@
  *   npm run bench:jitter -- [--reps 3] [--buffers 0,100,200,300,450,600,800,1000]
  */
 import { initializeLogger, tts as ttsNs } from '@livekit/agents';
-import { ResembleTTS } from '../src/tts/index.js';
+import { ResembleTTS } from '../packages/agents-plugin-tts/src/index.js';
 import { startResembleServer, type ResembleServerOptions } from '../test/servers/resemble-server.js';
 import { ArgsError, readFlags } from './flags.js';
 import { type ArrivedFrame, mean, simulatePlayout } from './playout.js';

@@ -16,10 +16,10 @@
  */
 import { type APIConnectOptions, initializeLogger, tts as ttsNs } from '@livekit/agents';
 import { loadConfig } from '../src/config/index.js';
-import { startLeaseService } from '../src/tts/lease-service.js';
-import { ResembleTTS } from '../src/tts/index.js';
+import { startLeaseService } from '../packages/agents-plugin-tts/src/budget/lease-service.js';
+import { ResembleTTS } from '../packages/agents-plugin-tts/src/index.js';
 import { createTTS } from '../src/tts/factory.js';
-import type { FirstwordTTS } from '../src/tts/base.js';
+import type { FirstwordTTS } from '../packages/agents-plugin-tts/src/driver/base.js';
 import { startResembleServer, type ResembleServer } from '../test/servers/resemble-server.js';
 import { ArgsError, readFlags } from './flags.js';
 

@@ -1,5 +1,5 @@
 /** Markdown pieces of the report: frames quoted verbatim (audio elided), tables, firstword's reading. */
-import type { ProviderEvent } from '../../src/tts/codec.js';
+import type { ProviderEvent } from '../../packages/agents-plugin-tts/src/providers/codec.js';
 import type { Frame } from './probe-socket.js';
 
 const QUOTE_LIMIT = 700;

@@ -4,8 +4,8 @@
  */
 import { performance } from 'node:perf_hooks';
 import type { RawData, WebSocket } from 'ws';
-import { rawBytes } from '../../src/tts/codec.js';
-import { takeEarlyMessages } from '../../src/tts/connect.js';
+import { rawBytes } from '../../packages/agents-plugin-tts/src/providers/codec.js';
+import { takeEarlyMessages } from '../../packages/agents-plugin-tts/src/transport/connect.js';
 
 export interface Frame {
   /** Arrival, in ms on `performance.now()`. */

@@ -2,8 +2,8 @@
  * The Resemble checks of docs/provider-fidelity.md: what the live
  * service echoes, how it paces audio, what its timestamps and errors look like.
  */
-import { RESEMBLE_MAX_REQUEST_CHARS } from '../../src/tts/resemble-codec.js';
-import type { TrackTiming } from '../../src/tts/codec.js';
+import { RESEMBLE_MAX_REQUEST_CHARS } from '../../packages/agents-plugin-tts/src/providers/resemble/codec.js';
+import type { TrackTiming } from '../../packages/agents-plugin-tts/src/providers/codec.js';
 import type { Check, CheckScope, Finding } from './check.js';
 import { ms, quote, reading, table, yesNo } from './format.js';
 import {

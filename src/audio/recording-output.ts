@@ -9,7 +9,7 @@
  */
 import { AudioFrame } from '@livekit/rtc-node';
 import { voice } from '@livekit/agents';
-import { now as timelineNow, toEpoch } from '../tts/timeline.js';
+import { now as timelineNow, toEpoch } from '../../packages/agents-plugin-tts/src/driver/timeline.js';
 
 export type PlayoutMode = 'realtime' | 'instant';
 

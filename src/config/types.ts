@@ -1,4 +1,4 @@
-import type { ChunkPolicy } from '../chunking/index.js';
+import type { ChunkPolicy } from '../../packages/agents-plugin-tts/src/chunking/index.js';
 import type { LOG_LEVELS, METRICS_HOSTS, TELEPHONY_SAMPLE_RATES } from './variables.js';
 
 /**

@@ -4,10 +4,10 @@
  */
 import type { tts } from '@livekit/agents';
 import type { AppConfig } from '../config/index.js';
-import { CartesiaTTS } from './cartesia.js';
-import type { ConnectionBudget } from './connection-budget.js';
-import { budgetKey, leaseServiceBudget } from './lease-client.js';
-import { ResembleTTS } from './resemble.js';
+import { CartesiaTTS } from '../../packages/agents-plugin-tts/src/providers/cartesia/tts.js';
+import type { ConnectionBudget } from '../../packages/agents-plugin-tts/src/budget/connection-budget.js';
+import { budgetKey, leaseServiceBudget } from '../../packages/agents-plugin-tts/src/budget/lease-client.js';
+import { ResembleTTS } from '../../packages/agents-plugin-tts/src/providers/resemble/tts.js';
 
 export interface CreatedTTS {
   tts: tts.TTS;

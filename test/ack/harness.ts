@@ -10,11 +10,11 @@ import type { AckController } from '../../src/ack/controller.js';
 import type { AckMode } from '../../src/config/index.js';
 import { type TurnBudget, attachTurnBudget } from '../../src/latency/turn-budget.js';
 import { createAssistant, createSession } from '../../src/session.js';
-import type { FirstwordTTS } from '../../src/tts/base.js';
+import type { FirstwordTTS } from '../../packages/agents-plugin-tts/src/driver/base.js';
 import { PushAudioInput } from '../helpers/audio-input.js';
 import { withTimeout } from '../helpers/async.js';
 import { ScriptedSTT, type ScriptedUtterance } from '../helpers/scripted-stt.js';
-import { type ProviderFixture, heardTags, resembleFixture } from '../tts/harness.js';
+import { type ProviderFixture, heardTags, resembleFixture } from '../../packages/agents-plugin-tts/test/driver/harness.js';
 
 export const ACK_PHRASES = {
   ko: ['네, 확인해 볼게요.', '잠시만요.'],

@@ -3,7 +3,7 @@ import { AudioFrame } from '@livekit/rtc-node';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { AckLibrary, type CachedAck, DEFAULT_ACK_PHRASES, detectAckLanguage, prepareAcknowledgements } from '../../src/ack/index.js';
 import { tagForText } from '../servers/audio-tag.js';
-import { type ProviderFixture, heardTags, resembleFixture, withTimeout } from '../tts/harness.js';
+import { type ProviderFixture, heardTags, resembleFixture, withTimeout } from '../../packages/agents-plugin-tts/test/driver/harness.js';
 
 function fakeAck(id: string): CachedAck {
   const [language] = id.split(':') as ['ko' | 'en'];

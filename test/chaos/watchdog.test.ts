@@ -4,8 +4,8 @@
  */
 import { initializeLogger } from '@livekit/agents';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { FirstwordTTS } from '../../src/tts/base.js';
-import { type ProviderFixture, collect, fixtures, heardTags, recordSent, sleep } from '../tts/harness.js';
+import type { FirstwordTTS } from '../../packages/agents-plugin-tts/src/driver/base.js';
+import { type ProviderFixture, collect, fixtures, heardTags, recordSent, sleep } from '../../packages/agents-plugin-tts/test/driver/harness.js';
 import { checkComplete, expectedRuns, heardRuns } from './checks.js';
 import { samplesForText } from '../servers/audio-tag.js';
 

@@ -7,11 +7,11 @@ import { type llm, stt, voice } from '@livekit/agents';
 import { type RecordedSegment, RecordingAudioOutput, segmentAudio } from '../../src/audio/recording-output.js';
 import { HeardTextAgent } from '../../src/heard/index.js';
 import { createAssistant, createSession } from '../../src/session.js';
-import { FirstwordTTS } from '../../src/tts/base.js';
-import type { TimelineEvents } from '../../src/tts/timeline.js';
+import { FirstwordTTS } from '../../packages/agents-plugin-tts/src/driver/base.js';
+import type { TimelineEvents } from '../../packages/agents-plugin-tts/src/driver/timeline.js';
 import { samplesForText } from '../servers/audio-tag.js';
 import { nextEvent, withTimeout } from '../helpers/async.js';
-import { type ProviderFixture, fixtures, heardTags } from '../tts/harness.js';
+import { type ProviderFixture, fixtures, heardTags } from '../../packages/agents-plugin-tts/test/driver/harness.js';
 
 export const SAMPLE_RATE = 16_000;
 

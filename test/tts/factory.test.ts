@@ -1,10 +1,10 @@
 import { TTS as LiveKitCartesiaTTS } from '@livekit/agents-plugin-cartesia';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startCartesiaServer } from '../servers/cartesia-server.js';
-import { CartesiaTTS, ResembleTTS } from '../../src/tts/index.js';
+import { CartesiaTTS, ResembleTTS } from '../../packages/agents-plugin-tts/src/index.js';
 import { type CreatedTTS, createTTS } from '../../src/tts/factory.js';
 import { testConfig } from '../helpers/config.js';
-import { collect, speak } from './harness.js';
+import { collect, speak } from '../../packages/agents-plugin-tts/test/driver/harness.js';
 
 describe('createTTS', () => {
   let created: CreatedTTS | undefined;

@@ -2,14 +2,14 @@
  * The TTS plugin's public surface (the package's `.` export): the two providers, their base class
  * and the types their options and events use. Everything else in this folder is internal.
  */
-export { FirstwordTTS } from './base.js';
-export { ResembleTTS, RESEMBLE_SAMPLE_RATES, type ResembleTTSOptions } from './resemble.js';
-export { CartesiaTTS, CARTESIA_SAMPLE_RATES, type CartesiaTTSOptions } from './cartesia.js';
-export type { FirstwordTTSOptions, TTSChunkingOptions } from './options.js';
-export type { PoolStats } from './pool.js';
-export type { SocketPoolOptions } from './pool-options.js';
-export type { ConnectionBudget, ConnectionLease } from './connection-budget.js';
-export type { DriverStream } from './stream.js';
-export type { TimelineEvents } from './timeline.js';
-export type { PacingEstimates, PacingOptions, PacingPriors, PacingSettings } from '../latency/pacing-estimates.js';
-export type { FirstRelease, PacingReport } from '../latency/pacer.js';
+export { FirstwordTTS } from './driver/base.js';
+export { ResembleTTS, RESEMBLE_SAMPLE_RATES, type ResembleTTSOptions } from './providers/resemble/tts.js';
+export { CartesiaTTS, CARTESIA_SAMPLE_RATES, type CartesiaTTSOptions } from './providers/cartesia/tts.js';
+export type { FirstwordTTSOptions, TTSChunkingOptions } from './driver/options.js';
+export type { PoolStats } from './transport/pool.js';
+export type { SocketPoolOptions } from './transport/pool-options.js';
+export type { ConnectionBudget, ConnectionLease } from './budget/connection-budget.js';
+export type { DriverStream } from './driver/stream.js';
+export type { TimelineEvents } from './driver/timeline.js';
+export type { PacingEstimates, PacingOptions, PacingPriors, PacingSettings } from './pacing/pacing-estimates.js';
+export type { FirstRelease, PacingReport } from './pacing/pacer.js';

@@ -1,11 +1,11 @@
 import { type APIConnectOptions, tts } from '@livekit/agents';
 import { EventEmitter } from 'node:events';
-import { PacingEstimates } from '../latency/pacing-estimates.js';
-import { type ProviderCodec, pacingShape } from './codec.js';
-import type { ConnectionBudget } from './connection-budget.js';
+import { PacingEstimates } from '../pacing/pacing-estimates.js';
+import { type ProviderCodec, pacingShape } from '../providers/codec.js';
+import type { ConnectionBudget } from '../budget/connection-budget.js';
 import type { DriverOptions } from './options.js';
-import { type PoolStats, SocketPool } from './pool.js';
-import type { SocketPoolOptions } from './pool-options.js';
+import { type PoolStats, SocketPool } from '../transport/pool.js';
+import type { SocketPoolOptions } from '../transport/pool-options.js';
 import { DriverStream } from './stream.js';
 import type { TimelineEvents } from './timeline.js';
 import { WholeTextStream } from './whole-text-stream.js';

@@ -1,9 +1,9 @@
 import { type ChunkerOptions, type SpeechOptions, normalizeForSpeech, toSsml } from '../chunking/index.js';
-import type { PacingEstimates, PacingSettings } from '../latency/pacing-estimates.js';
-import type { ProviderShape } from '../latency/pacing-model.js';
-import { providerUrl } from './connect.js';
-import type { ConnectionBudget } from './connection-budget.js';
-import { type SocketPoolOptions, checkTimerMs } from './pool-options.js';
+import type { PacingEstimates, PacingSettings } from '../pacing/pacing-estimates.js';
+import type { ProviderShape } from '../pacing/pacing-model.js';
+import { providerUrl } from '../transport/connect.js';
+import type { ConnectionBudget } from '../budget/connection-budget.js';
+import { type SocketPoolOptions, checkTimerMs } from '../transport/pool-options.js';
 
 /** The chunker's options, plus the TTS-level pacer. */
 export interface TTSChunkingOptions extends Omit<ChunkerOptions, 'paced'> {

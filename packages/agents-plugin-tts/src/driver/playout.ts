@@ -1,9 +1,9 @@
 import { createTimedString, log, type TimedString, type tts } from '@livekit/agents';
 import { AudioFrame } from '@livekit/rtc-node';
-import type { TrackTiming } from './codec.js';
-import { PcmFrameSplitter } from './pcm-frames.js';
-import { Pcm16Reassembler } from './pcm.js';
-import { RateConverter } from './rate-converter.js';
+import type { TrackTiming } from '../providers/codec.js';
+import { PcmFrameSplitter } from '../pcm/pcm-frames.js';
+import { Pcm16Reassembler } from '../pcm/pcm.js';
+import { RateConverter } from '../pcm/rate-converter.js';
 import { StartBuffer } from './start-buffer.js';
 import { now } from './timeline.js';
 import type { Segment, Track } from './track.js';

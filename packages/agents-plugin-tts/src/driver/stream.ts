@@ -1,8 +1,8 @@
 import { type APIConnectOptions, log, tts } from '@livekit/agents';
 import type { EventEmitter } from 'node:events';
-import type { ProviderCodec } from './codec.js';
+import type { ProviderCodec } from '../providers/codec.js';
 import type { DriverOptions } from './options.js';
-import type { SocketPool } from './pool.js';
+import type { SocketPool } from '../transport/pool.js';
 import { Synthesis } from './synthesis.js';
 import type { TimelineEvents } from './timeline.js';
 

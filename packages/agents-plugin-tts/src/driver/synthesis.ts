@@ -1,13 +1,13 @@
 import { APIConnectionError, APIError, log, shortuuid, type tts } from '@livekit/agents';
 import type { EventEmitter } from 'node:events';
 import { type Chunk, type Chunker, createChunker } from '../chunking/index.js';
-import { type PacedChunker, createPacedChunker } from '../latency/paced-chunker.js';
-import type { ProviderCodec, ProviderEvent, TrackKey } from './codec.js';
+import { type PacedChunker, createPacedChunker } from '../pacing/paced-chunker.js';
+import type { ProviderCodec, ProviderEvent, TrackKey } from '../providers/codec.js';
 import type { DriverOptions } from './options.js';
 import { OrderedPlayout } from './playout.js';
-import type { SocketPool } from './pool.js';
+import type { SocketPool } from '../transport/pool.js';
 import { requestPieces } from './request-text.js';
-import type { ProviderSocket, TrackOwner } from './socket.js';
+import type { ProviderSocket, TrackOwner } from '../transport/socket.js';
 import { type TimelineEvents, now } from './timeline.js';
 import { type Segment, type Track, TrackBook } from './track.js';
 

@@ -1,5 +1,5 @@
 import type { Chunk } from '../chunking/index.js';
-import type { PacingReport } from '../latency/pacer.js';
+import type { PacingReport } from '../pacing/pacer.js';
 
 /**
  * What the driver observed, as it happened (ms on the `performance.now()` clock). The demo's

@@ -8,7 +8,7 @@
  * slower than usual shifts the plan within a few tokens.
  */
 import type { EventEmitter } from 'node:events';
-import type { TimelineEvents } from '../tts/timeline.js';
+import type { TimelineEvents } from '../driver/timeline.js';
 import { EwmaEstimate, type EwmaOptions } from './ewma.js';
 import type { PlanFigures } from './pacing-model.js';
 import { observeTimeline } from './timeline-observer.js';

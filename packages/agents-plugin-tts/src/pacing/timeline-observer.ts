@@ -11,7 +11,7 @@
  * and every sentence and reports them itself.
  */
 import type { EventEmitter } from 'node:events';
-import type { TimelineEvents } from '../tts/timeline.js';
+import type { TimelineEvents } from '../driver/timeline.js';
 
 export interface EstimateSink {
   observeSpeech(msPerChar: number): void;

@@ -1,6 +1,6 @@
 import type { APIError } from '@livekit/agents';
 import type { RawData, WebSocket } from 'ws';
-import type { ProviderShape } from '../latency/pacing-model.js';
+import type { ProviderShape } from '../pacing/pacing-model.js';
 
 /**
  * A "track" is the unit the provider attributes audio to: one request (one chunk of text), or

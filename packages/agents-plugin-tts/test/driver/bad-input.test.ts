@@ -4,12 +4,12 @@
  */
 import { APIError } from '@livekit/agents';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { FirstwordTTS } from '../../src/tts/base.js';
-import { CartesiaTTS, ResembleTTS } from '../../src/tts/index.js';
-import { samplesForText } from '../servers/audio-tag.js';
-import { checkComplete, distinctInOrder, expectedRuns, heardRuns } from '../chaos/checks.js';
-import { createRng } from '../chaos/prng.js';
-import { randomReply } from '../chaos/replies.js';
+import type { FirstwordTTS } from '../../src/driver/base.js';
+import { CartesiaTTS, ResembleTTS } from '../../src/index.js';
+import { samplesForText } from '../../../../test/servers/audio-tag.js';
+import { checkComplete, distinctInOrder, expectedRuns, heardRuns } from '../../../../test/chaos/checks.js';
+import { createRng } from '../../../../test/chaos/prng.js';
+import { randomReply } from '../../../../test/chaos/replies.js';
 import { type ProviderFixture, collect, fixtures, recordSent, speak, tokens } from './harness.js';
 
 /** The codecs' per-request limits (Resemble documents 3,000; Cartesia recommends far less). */

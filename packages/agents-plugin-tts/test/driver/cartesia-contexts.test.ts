@@ -6,9 +6,9 @@
  */
 import type { TimedString } from '@livekit/agents';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { FirstwordTTS } from '../../src/tts/base.js';
-import { samplesForText } from '../servers/audio-tag.js';
-import type { CartesiaServer, CartesiaServerOptions } from '../servers/cartesia-server.js';
+import type { FirstwordTTS } from '../../src/driver/base.js';
+import { samplesForText } from '../../../../test/servers/audio-tag.js';
+import type { CartesiaServer, CartesiaServerOptions } from '../../../../test/servers/cartesia-server.js';
 import { type Collected, type ProviderFixture, collect, fixtures, heardTags, recordSent } from './harness.js';
 
 const RATE = 16000;

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { FirstwordTTS } from '../../src/tts/base.js';
-import { CartesiaTTS } from '../../src/tts/index.js';
-import type { CartesiaServer } from '../servers/cartesia-server.js';
+import type { FirstwordTTS } from '../../src/driver/base.js';
+import { CartesiaTTS } from '../../src/index.js';
+import type { CartesiaServer } from '../../../../test/servers/cartesia-server.js';
 import { type ProviderFixture, collect, fixtures, heardTags, recordSent, sleep, speak, tokens, withTimeout } from './harness.js';
 import { type HoldingProxy, startHoldingProxy } from './holding-proxy.js';
 

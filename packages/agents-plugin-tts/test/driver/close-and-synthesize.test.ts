@@ -5,8 +5,8 @@
  */
 import type { tts } from '@livekit/agents';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { FirstwordTTS } from '../../src/tts/base.js';
-import { samplesForText } from '../servers/audio-tag.js';
+import type { FirstwordTTS } from '../../src/driver/base.js';
+import { samplesForText } from '../../../../test/servers/audio-tag.js';
 import { type ProviderFixture, collect, concatSamples, fixtures, speak, tokens, withTimeout } from './harness.js';
 
 const LONG = 'Sure, here is the plan for today. First we check the order status. Then we call the courier and confirm the time.';

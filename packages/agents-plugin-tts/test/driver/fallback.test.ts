@@ -5,12 +5,12 @@
  */
 import { APIError, type APIConnectOptions, tts } from '@livekit/agents';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { FirstwordTTS } from '../../src/tts/base.js';
-import { CartesiaTTS, ResembleTTS } from '../../src/tts/index.js';
-import { samplesForText, tagForText } from '../servers/audio-tag.js';
-import { type CartesiaServer, startCartesiaServer } from '../servers/cartesia-server.js';
-import { type ResembleServer, type ResembleServerOptions, startResembleServer } from '../servers/resemble-server.js';
-import { captureUnhandledRejections } from '../chaos/capture.js';
+import type { FirstwordTTS } from '../../src/driver/base.js';
+import { CartesiaTTS, ResembleTTS } from '../../src/index.js';
+import { samplesForText, tagForText } from '../../../../test/servers/audio-tag.js';
+import { type CartesiaServer, startCartesiaServer } from '../../../../test/servers/cartesia-server.js';
+import { type ResembleServer, type ResembleServerOptions, startResembleServer } from '../../../../test/servers/resemble-server.js';
+import { captureUnhandledRejections } from '../../../../test/chaos/capture.js';
 import { collect, heardTags, speak, tokens, withTimeout } from './harness.js';
 
 const CONN: APIConnectOptions = { maxRetry: 0, retryIntervalMs: 10, timeoutMs: 3000 };

@@ -1,10 +1,10 @@
 import { initializeLogger, type tts } from '@livekit/agents';
 import { tts as ttsNs } from '@livekit/agents';
-import { CartesiaTTS, type CartesiaTTSOptions, ResembleTTS, type ResembleTTSOptions } from '../../src/tts/index.js';
-import type { FirstwordTTS } from '../../src/tts/base.js';
-import { type CartesiaServer, startCartesiaServer, type CartesiaServerOptions } from '../servers/cartesia-server.js';
-import { type ResembleServer, startResembleServer, type ResembleServerOptions } from '../servers/resemble-server.js';
-import { tagForText } from '../servers/audio-tag.js';
+import { CartesiaTTS, type CartesiaTTSOptions, ResembleTTS, type ResembleTTSOptions } from '../../src/index.js';
+import type { FirstwordTTS } from '../../src/driver/base.js';
+import { type CartesiaServer, startCartesiaServer, type CartesiaServerOptions } from '../../../../test/servers/cartesia-server.js';
+import { type ResembleServer, startResembleServer, type ResembleServerOptions } from '../../../../test/servers/resemble-server.js';
+import { tagForText } from '../../../../test/servers/audio-tag.js';
 
 initializeLogger({ pretty: false, level: 'error' });
 
@@ -77,7 +77,7 @@ export function tokens(text: string): string[] {
   return out;
 }
 
-export { heardRuns as heardTags } from '../servers/audio-tag.js';
+export { heardRuns as heardTags } from '../../../../test/servers/audio-tag.js';
 
 /** A provider under test: its server, a TTS factory, and what it sent (texts in send order). */
 export interface ProviderFixture {

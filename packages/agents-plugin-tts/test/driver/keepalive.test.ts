@@ -6,9 +6,9 @@
  * counts events (retries, connections), never time.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import type { FirstwordTTS } from '../../src/tts/base.js';
-import type { CartesiaServer } from '../servers/cartesia-server.js';
-import type { ResembleServer } from '../servers/resemble-server.js';
+import type { FirstwordTTS } from '../../src/driver/base.js';
+import type { CartesiaServer } from '../../../../test/servers/cartesia-server.js';
+import type { ResembleServer } from '../../../../test/servers/resemble-server.js';
 import { type ProviderFixture, collect, fixtures, sleep, speak, tokens, withTimeout } from './harness.js';
 
 const REPLY = 'Sure, the order left this morning. It arrives tomorrow before noon.';

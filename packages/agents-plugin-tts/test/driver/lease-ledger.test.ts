@@ -5,7 +5,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { LeaseLedger, type Ticket } from '../../src/tts/lease-ledger.js';
+import { LeaseLedger, type Ticket } from '../../src/budget/lease-ledger.js';
 
 type Op =
   | { kind: 'take'; holder: number; key: string; wait: boolean }

@@ -6,8 +6,8 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createConnection } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { budgetKey, leaseServiceBudget } from '../../src/tts/lease-client.js';
-import { type LeaseService, startLeaseService } from '../../src/tts/lease-service.js';
+import { budgetKey, leaseServiceBudget } from '../../src/budget/lease-client.js';
+import { type LeaseService, startLeaseService } from '../../src/budget/lease-service.js';
 import { withTimeout } from './harness.js';
 
 const KEY = budgetKey('resemble', 'test-key');

@@ -5,9 +5,9 @@
  */
 import { initializeLogger } from '@livekit/agents';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { CartesiaCodec } from '../../src/tts/cartesia-codec.js';
-import { ResembleCodec } from '../../src/tts/resemble-codec.js';
-import { type OutputCapture, captureOutput } from '../chaos/capture.js';
+import { CartesiaCodec } from '../../src/providers/cartesia/codec.js';
+import { ResembleCodec } from '../../src/providers/resemble/codec.js';
+import { type OutputCapture, captureOutput } from '../../../../test/chaos/capture.js';
 
 const SECRET_TEXT = 'my card number is 4111 1111 1111 1111';
 

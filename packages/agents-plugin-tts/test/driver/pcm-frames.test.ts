@@ -1,7 +1,7 @@
 import { AudioByteStream, initializeLogger } from '@livekit/agents';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { PcmFrameSplitter } from '../../src/tts/pcm-frames.js';
+import { PcmFrameSplitter } from '../../src/pcm/pcm-frames.js';
 
 initializeLogger({ pretty: false, level: 'warn' });
 

@@ -6,14 +6,14 @@
  */
 import { APIConnectionError } from '@livekit/agents';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { FirstwordTTS } from '../../src/tts/base.js';
-import { type ConnectionBudget, onceLease } from '../../src/tts/connection-budget.js';
-import { budgetKey, leaseServiceBudget } from '../../src/tts/lease-client.js';
-import { type LeaseService, startLeaseService } from '../../src/tts/lease-service.js';
-import { SocketPool } from '../../src/tts/pool.js';
-import { ResembleCodec } from '../../src/tts/resemble-codec.js';
-import type { CartesiaServer } from '../servers/cartesia-server.js';
-import type { ResembleServer } from '../servers/resemble-server.js';
+import type { FirstwordTTS } from '../../src/driver/base.js';
+import { type ConnectionBudget, onceLease } from '../../src/budget/connection-budget.js';
+import { budgetKey, leaseServiceBudget } from '../../src/budget/lease-client.js';
+import { type LeaseService, startLeaseService } from '../../src/budget/lease-service.js';
+import { SocketPool } from '../../src/transport/pool.js';
+import { ResembleCodec } from '../../src/providers/resemble/codec.js';
+import type { CartesiaServer } from '../../../../test/servers/cartesia-server.js';
+import type { ResembleServer } from '../../../../test/servers/resemble-server.js';
 import { type ProviderFixture, collect, fixtures, speak, tokens, withTimeout } from './harness.js';
 
 const LONG = 'Sure, I can help with that. The store opens at nine in the morning on weekdays. On weekends it opens later.';

@@ -4,11 +4,11 @@
  */
 import { APIError } from '@livekit/agents';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import type { FirstwordTTS } from '../../src/tts/base.js';
-import { CartesiaCodec } from '../../src/tts/cartesia-codec.js';
-import { SocketPool } from '../../src/tts/pool.js';
-import type { CartesiaServer } from '../servers/cartesia-server.js';
-import type { ResembleServer } from '../servers/resemble-server.js';
+import type { FirstwordTTS } from '../../src/driver/base.js';
+import { CartesiaCodec } from '../../src/providers/cartesia/codec.js';
+import { SocketPool } from '../../src/transport/pool.js';
+import type { CartesiaServer } from '../../../../test/servers/cartesia-server.js';
+import type { ResembleServer } from '../../../../test/servers/resemble-server.js';
 import { type ProviderFixture, collect, fixtures, sleep, speak, tokens, withTimeout } from './harness.js';
 
 describe('socket pool', () => {

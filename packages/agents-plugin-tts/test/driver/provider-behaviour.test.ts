@@ -1,7 +1,7 @@
 import { APIError, type tts } from '@livekit/agents';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { FirstwordTTS } from '../../src/tts/base.js';
-import { samplesForText } from '../servers/audio-tag.js';
+import type { FirstwordTTS } from '../../src/driver/base.js';
+import { samplesForText } from '../../../../test/servers/audio-tag.js';
 import { type ProviderFixture, collect, fixtures, heardTags, recordSent, speak, tokens, withTimeout } from './harness.js';
 
 const REPLY_EN =

@@ -5,11 +5,11 @@
  */
 import { APIError, type APIError as APIErrorType } from '@livekit/agents';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { ProviderEvent, TrackKey } from '../../src/tts/codec.js';
-import { ResembleCodec } from '../../src/tts/resemble-codec.js';
-import type { ResembleTTS } from '../../src/tts/index.js';
-import { ProviderSocket, type TrackOwner } from '../../src/tts/socket.js';
-import type { ResembleServer, ResembleServerOptions } from '../servers/resemble-server.js';
+import type { ProviderEvent, TrackKey } from '../../src/providers/codec.js';
+import { ResembleCodec } from '../../src/providers/resemble/codec.js';
+import type { ResembleTTS } from '../../src/index.js';
+import { ProviderSocket, type TrackOwner } from '../../src/transport/socket.js';
+import type { ResembleServer, ResembleServerOptions } from '../../../../test/servers/resemble-server.js';
 import { type ProviderFixture, collect, fixtures, sleep, speak, tokens, withTimeout } from './harness.js';
 
 const CONN = { maxRetry: 3, retryIntervalMs: 10, timeoutMs: 5000 };

@@ -1,11 +1,11 @@
 import type { APIError } from '@livekit/agents';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ResembleCodec } from '../../src/tts/resemble-codec.js';
-import { Pcm16Reassembler, stripRiffHeader } from '../../src/tts/pcm.js';
-import { splitForLimit } from '../../src/tts/request-text.js';
-import type { ResembleTTS } from '../../src/tts/index.js';
-import { samplesForText } from '../servers/audio-tag.js';
-import { buildWavHeader, type ResembleServer } from '../servers/resemble-server.js';
+import { ResembleCodec } from '../../src/providers/resemble/codec.js';
+import { Pcm16Reassembler, stripRiffHeader } from '../../src/pcm/pcm.js';
+import { splitForLimit } from '../../src/driver/request-text.js';
+import type { ResembleTTS } from '../../src/index.js';
+import { samplesForText } from '../../../../test/servers/audio-tag.js';
+import { buildWavHeader, type ResembleServer } from '../../../../test/servers/resemble-server.js';
 import { type ProviderFixture, collect, fixtures, heardTags, recordSent, speak, tokens } from './harness.js';
 
 const REPLY = 'Sure, here is the plan. First we check the order. Then we call the courier and confirm the time.';

@@ -3,8 +3,8 @@
  * out again, played audio is skipped, and words already heard are not timed twice.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import type { FirstwordTTS } from '../../src/tts/base.js';
-import { samplesForText } from '../servers/audio-tag.js';
+import type { FirstwordTTS } from '../../src/driver/base.js';
+import { samplesForText } from '../../../../test/servers/audio-tag.js';
 import { type ProviderFixture, collect, fixtures, heardTags, recordSent, speak, tokens } from './harness.js';
 
 const REPLY = 'Sure, I can help with that. The store opens at nine in the morning on weekdays. On weekends it opens an hour later, at ten.';

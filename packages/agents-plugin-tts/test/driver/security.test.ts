@@ -7,12 +7,12 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { inspect } from 'node:util';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { FirstwordTTS } from '../../src/tts/base.js';
-import { providerUrl } from '../../src/tts/connect.js';
-import { CartesiaTTS, ResembleTTS } from '../../src/tts/index.js';
-import { startCartesiaServer } from '../servers/cartesia-server.js';
-import { startResembleServer } from '../servers/resemble-server.js';
-import { type OutputCapture, captureOutput, captureUnhandledRejections } from '../chaos/capture.js';
+import type { FirstwordTTS } from '../../src/driver/base.js';
+import { providerUrl } from '../../src/transport/connect.js';
+import { CartesiaTTS, ResembleTTS } from '../../src/index.js';
+import { startCartesiaServer } from '../../../../test/servers/cartesia-server.js';
+import { startResembleServer } from '../../../../test/servers/resemble-server.js';
+import { type OutputCapture, captureOutput, captureUnhandledRejections } from '../../../../test/chaos/capture.js';
 import { collect, speak } from './harness.js';
 
 const KEY = 'sk-live-Fw7q9Zc0rrectSecretKey0123456789';

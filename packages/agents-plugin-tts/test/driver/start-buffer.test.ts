@@ -6,11 +6,11 @@
 import type { tts } from '@livekit/agents';
 import { AudioFrame } from '@livekit/rtc-node';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import type { FirstwordTTS } from '../../src/tts/base.js';
-import { OrderedPlayout } from '../../src/tts/playout.js';
-import { StartBuffer } from '../../src/tts/start-buffer.js';
-import { type Segment, TrackBook } from '../../src/tts/track.js';
-import { samplesForText } from '../servers/audio-tag.js';
+import type { FirstwordTTS } from '../../src/driver/base.js';
+import { OrderedPlayout } from '../../src/driver/playout.js';
+import { StartBuffer } from '../../src/driver/start-buffer.js';
+import { type Segment, TrackBook } from '../../src/driver/track.js';
+import { samplesForText } from '../../../../test/servers/audio-tag.js';
 import { type ProviderFixture, collect, fixtures, heardTags, recordSent, speak, tokens } from './harness.js';
 
 const RATE = 16000;

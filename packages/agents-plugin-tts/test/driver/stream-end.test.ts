@@ -4,7 +4,7 @@
  * LLM is replaced without spending a retry.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import type { FirstwordTTS } from '../../src/tts/base.js';
+import type { FirstwordTTS } from '../../src/driver/base.js';
 import { type ProviderFixture, collect, fixtures, sleep } from './harness.js';
 
 describe('how a stream ends', () => {

@@ -10,12 +10,12 @@ import type { AddressInfo } from 'node:net';
 import { type RawData, WebSocket, WebSocketServer } from 'ws';
 import { z } from 'zod';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { FirstwordTTS } from '../../src/tts/base.js';
-import { type ProviderCodec, type ProviderEvent, type SendChunk, rawBytes } from '../../src/tts/codec.js';
-import { openWebSocket } from '../../src/tts/connect.js';
-import { createMessageParser } from '../../src/tts/message-parser.js';
-import { FIRSTWORD_TTS_DEFAULTS, type FirstwordTTSOptions, checkSharedOptions, driverOptions, endpoint } from '../../src/tts/options.js';
-import { heardRuns, samplesForText, synthesizeTaggedPcm16, tagForText } from '../servers/audio-tag.js';
+import { FirstwordTTS } from '../../src/driver/base.js';
+import { type ProviderCodec, type ProviderEvent, type SendChunk, rawBytes } from '../../src/providers/codec.js';
+import { openWebSocket } from '../../src/transport/connect.js';
+import { createMessageParser } from '../../src/providers/message-parser.js';
+import { FIRSTWORD_TTS_DEFAULTS, type FirstwordTTSOptions, checkSharedOptions, driverOptions, endpoint } from '../../src/driver/options.js';
+import { heardRuns, samplesForText, synthesizeTaggedPcm16, tagForText } from '../../../../test/servers/audio-tag.js';
 import { collect, sleep, speak, tokens, withTimeout } from './harness.js';
 
 const SAMPLE_RATE = 16000;

@@ -8,8 +8,8 @@
 import { APIStatusError } from '@livekit/agents';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { Outstanding } from '../../src/tts/track-table.js';
-import { trackTableFor } from '../../src/tts/track-table.js';
+import type { Outstanding } from '../../src/transport/track-table.js';
+import { trackTableFor } from '../../src/transport/track-table.js';
 
 type ServerMessage = { kind: 'error'; refused: string } | { kind: 'audio'; key: string } | { kind: 'end'; key: string };
 

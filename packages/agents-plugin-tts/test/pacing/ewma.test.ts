@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { EwmaEstimate } from '../../src/latency/ewma.js';
+import { EwmaEstimate } from '../../src/pacing/ewma.js';
 
 describe('EwmaEstimate', () => {
   it('keeps the prior until the first sample, which replaces it', () => {

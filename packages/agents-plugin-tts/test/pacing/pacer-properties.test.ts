@@ -5,10 +5,10 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { makeTrace } from '../../bench/llm.js';
+import { makeTrace } from '../../../../bench/llm.js';
 import { createChunker } from '../../src/chunking/index.js';
-import { DEFAULT_PACING_OPTIONS, type PacingSettings, ReplyTokens } from '../../src/latency/pacing-estimates.js';
-import type { ProviderShape } from '../../src/latency/pacing-model.js';
+import { DEFAULT_PACING_OPTIONS, type PacingSettings, ReplyTokens } from '../../src/pacing/pacing-estimates.js';
+import type { ProviderShape } from '../../src/pacing/pacing-model.js';
 import { type Physics, boundaries, eagerFirstAt, playoutGaps, runPaced } from './pacing-harness.js';
 
 const runs = (n: number) => n * Number(process.env.FC_RUNS_SCALE ?? 1);

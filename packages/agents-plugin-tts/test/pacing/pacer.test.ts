@@ -5,10 +5,10 @@
  * also run through the unpaced first-clause rule, which leaves the silence the pacer avoids.
  */
 import { describe, expect, it } from 'vitest';
-import { makeTrace } from '../../bench/llm.js';
+import { makeTrace } from '../../../../bench/llm.js';
 import { type Chunk, createChunker } from '../../src/chunking/index.js';
-import { DEFAULT_PACING_OPTIONS, type PacingPriors } from '../../src/latency/pacing-estimates.js';
-import { type PlanFigures, PlayoutForecast, type ProviderShape } from '../../src/latency/pacing-model.js';
+import { DEFAULT_PACING_OPTIONS, type PacingPriors } from '../../src/pacing/pacing-estimates.js';
+import { type PlanFigures, PlayoutForecast, type ProviderShape } from '../../src/pacing/pacing-model.js';
 import { type Physics, type Released, type TokenTrace, playoutGaps, runPaced } from './pacing-harness.js';
 
 const CONTINUATION: ProviderShape = { continuation: true, sequential: false };

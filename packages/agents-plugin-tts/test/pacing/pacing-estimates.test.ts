@@ -2,13 +2,13 @@ import { initializeLogger } from '@livekit/agents';
 import { EventEmitter } from 'node:events';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type Chunk, sanitizeForSpeech } from '../../src/chunking/index.js';
-import { createPacedChunker } from '../../src/latency/paced-chunker.js';
-import { PacingEstimates, ReplyTokens } from '../../src/latency/pacing-estimates.js';
-import { pacingShape } from '../../src/tts/codec.js';
-import { CartesiaTTS, ResembleTTS } from '../../src/tts/index.js';
-import type { TimelineEvents } from '../../src/tts/timeline.js';
-import { type CartesiaServer, startCartesiaServer } from '../servers/cartesia-server.js';
-import { collect, speak, tokens } from '../tts/harness.js';
+import { createPacedChunker } from '../../src/pacing/paced-chunker.js';
+import { PacingEstimates, ReplyTokens } from '../../src/pacing/pacing-estimates.js';
+import { pacingShape } from '../../src/providers/codec.js';
+import { CartesiaTTS, ResembleTTS } from '../../src/index.js';
+import type { TimelineEvents } from '../../src/driver/timeline.js';
+import { type CartesiaServer, startCartesiaServer } from '../../../../test/servers/cartesia-server.js';
+import { collect, speak, tokens } from '../driver/harness.js';
 
 initializeLogger({ pretty: false, level: 'warn' });
 

@@ -4,10 +4,10 @@
  * provider with the given latency, speech rate and real-time factor, and the silences between.
  */
 import { type Chunk, type ChunkerOptions, createChunker } from '../../src/chunking/index.js';
-import { createPacedChunker } from '../../src/latency/paced-chunker.js';
-import { PacingEstimates, type PacingSettings } from '../../src/latency/pacing-estimates.js';
-import type { ProviderShape } from '../../src/latency/pacing-model.js';
-import type { PacingReport } from '../../src/latency/pacer.js';
+import { createPacedChunker } from '../../src/pacing/paced-chunker.js';
+import { PacingEstimates, type PacingSettings } from '../../src/pacing/pacing-estimates.js';
+import type { ProviderShape } from '../../src/pacing/pacing-model.js';
+import type { PacingReport } from '../../src/pacing/pacer.js';
 
 export interface TokenTrace {
   tokens: string[];

@@ -1,8 +1,8 @@
 import { APIConnectionError, type APIConnectOptions, DEFAULT_API_CONNECT_OPTIONS, shortuuid, tts } from '@livekit/agents';
 import { AudioFrame } from '@livekit/rtc-node';
-import { handshakeError } from './connect.js';
-import { PcmFrameSplitter } from './pcm-frames.js';
-import { Pcm16Reassembler } from './pcm.js';
+import { handshakeError } from '../../transport/connect.js';
+import { PcmFrameSplitter } from '../../pcm/pcm-frames.js';
+import { Pcm16Reassembler } from '../../pcm/pcm.js';
 
 export interface BytesRequest {
   url: string;

@@ -1,8 +1,8 @@
 import type { APIConnectOptions, tts } from '@livekit/agents';
-import { FirstwordTTS } from './base.js';
-import { CartesiaBytesStream } from './cartesia-bytes.js';
-import { CartesiaCodec } from './cartesia-codec.js';
-import { FIRSTWORD_TTS_DEFAULTS, type FirstwordTTSOptions, checkSharedOptions, driverOptions, endpoint } from './options.js';
+import { FirstwordTTS } from '../../driver/base.js';
+import { CartesiaBytesStream } from './bytes.js';
+import { CartesiaCodec } from './codec.js';
+import { FIRSTWORD_TTS_DEFAULTS, type FirstwordTTSOptions, checkSharedOptions, driverOptions, endpoint } from '../../driver/options.js';
 
 export const CARTESIA_SAMPLE_RATES = [8000, 16000, 22050, 24000, 44100, 48000] as const;
 

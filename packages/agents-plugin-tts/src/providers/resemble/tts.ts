@@ -1,6 +1,6 @@
-import { FirstwordTTS } from './base.js';
-import { FIRSTWORD_TTS_DEFAULTS, type FirstwordTTSOptions, checkSharedOptions, driverOptions, endpoint } from './options.js';
-import { ResembleCodec } from './resemble-codec.js';
+import { FirstwordTTS } from '../../driver/base.js';
+import { FIRSTWORD_TTS_DEFAULTS, type FirstwordTTSOptions, checkSharedOptions, driverOptions, endpoint } from '../../driver/options.js';
+import { ResembleCodec } from './codec.js';
 
 /** Sample rates Resemble documents for WebSocket streaming. */
 export const RESEMBLE_SAMPLE_RATES = [8000, 16000, 22050, 32000, 44100, 48000] as const;
