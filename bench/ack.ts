@@ -27,7 +27,7 @@ import { RecordingAudioOutput } from '../src/audio/recording-output.js';
 import type { TurnReport } from '../src/latency/stamps.js';
 import { attachTurnBudget } from '../src/latency/turn-budget.js';
 import { createAssistant, createSession } from '../src/session.js';
-import { ResembleTTS } from '../packages/agents-plugin-tts/src/index.js';
+import { ResembleTTS } from '@firstword/agents-plugin-tts';
 import { PushAudioInput } from '../test/helpers/audio-input.js';
 import { ScriptedSTT } from '../test/helpers/scripted-stt.js';
 import { startResembleServer } from '../test/servers/resemble-server.js';

@@ -5,7 +5,7 @@
  *
  *   npm run bench:chunker
  */
-import { createChunker } from '../packages/agents-plugin-tts/src/chunking/index.js';
+import { createChunker } from '@firstword/agents-plugin-tts/chunking';
 
 const ENGLISH_SENTENCES = [
   'Sure, I can help with that.',

@@ -8,7 +8,7 @@
  * when the chunker could be sure of the boundary (`certainMs`): `Hello,` is only a clause once
  * the next token shows a space after the comma (not `1,500`).
  */
-import { createChunker } from '../packages/agents-plugin-tts/src/chunking/index.js';
+import { createChunker } from '@firstword/agents-plugin-tts/chunking';
 import type { Trace } from './llm.js';
 
 export interface Floor {

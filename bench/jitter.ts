@@ -1,6 +1,6 @@
 /**
  * Start-buffer benchmark (not a test): what a jitter buffer before the first frame
- * (`startBufferMs`, src/tts/start-buffer.ts) buys against bursty delivery, and what it costs in
+ * (`startBufferMs`, packages/agents-plugin-tts/src/driver/start-buffer.ts) buys against bursty delivery, and what it costs in
  * first audio. Resemble is reported to deliver in bursts with 300-450 ms gaps (Pipecat keeps a
  * ~1 s buffer for it); Cartesia streams smoothly.
  *
@@ -14,7 +14,7 @@
  *   npm run bench:jitter -- [--reps 3] [--buffers 0,100,200,300,450,600,800,1000]
  */
 import { initializeLogger, tts as ttsNs } from '@livekit/agents';
-import { ResembleTTS } from '../packages/agents-plugin-tts/src/index.js';
+import { ResembleTTS } from '@firstword/agents-plugin-tts';
 import { startResembleServer, type ResembleServerOptions } from '../test/servers/resemble-server.js';
 import { ArgsError, readFlags } from './flags.js';
 import { type ArrivedFrame, mean, simulatePlayout } from './playout.js';

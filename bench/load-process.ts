@@ -6,7 +6,7 @@
  */
 import { initializeLogger, tts } from '@livekit/agents';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { CartesiaTTS } from '../packages/agents-plugin-tts/src/index.js';
+import { CartesiaTTS } from '@firstword/agents-plugin-tts';
 import { type Trace, makeTrace, replay } from './llm.js';
 import { type ArrivedFrame, percentile, simulatePlayout } from './playout.js';
 import { SCENARIOS } from './scenarios.js';

@@ -2,7 +2,7 @@
  * Where a reply could not have both an early start and no silence, which one the pacer gave up
  * and why, in words: the lines under "Pacing" in `npm run bench`.
  */
-import { DEFAULT_PACING_OPTIONS } from '../packages/agents-plugin-tts/src/pacing/pacing-estimates.js';
+import { DEFAULT_PACING_OPTIONS } from '@firstword/agents-plugin-tts';
 import { type Cell, type Row, conditionsOf, rowsOf, scenarioKey } from './report.js';
 import type { Provider } from './scenarios.js';
 

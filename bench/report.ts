@@ -1,5 +1,5 @@
 /** Turns turn records into the JSON summary, the printed tables and the target checks. */
-import type { FirstRelease } from '../packages/agents-plugin-tts/src/pacing/pacer.js';
+import type { FirstRelease } from '@firstword/agents-plugin-tts';
 import type { TurnRecord as LatencyTurn } from './latency.js';
 import type { LoadResult } from './load.js';
 import { PROVIDERS, type Provider } from './peers/catalog.js';

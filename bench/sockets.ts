@@ -16,10 +16,10 @@
  */
 import { type APIConnectOptions, initializeLogger, tts as ttsNs } from '@livekit/agents';
 import { loadConfig } from '../src/config/index.js';
-import { startLeaseService } from '../packages/agents-plugin-tts/src/budget/lease-service.js';
-import { ResembleTTS } from '../packages/agents-plugin-tts/src/index.js';
+import { startLeaseService } from '@firstword/agents-plugin-tts/budget';
+import { ResembleTTS } from '@firstword/agents-plugin-tts';
 import { createTTS } from '../src/tts/factory.js';
-import type { FirstwordTTS } from '../packages/agents-plugin-tts/src/driver/base.js';
+import type { FirstwordTTS } from '@firstword/agents-plugin-tts';
 import { startResembleServer, type ResembleServer } from '../test/servers/resemble-server.js';
 import { ArgsError, readFlags } from './flags.js';
 

@@ -6,9 +6,9 @@
  */
 import { tts } from '@livekit/agents';
 import { TTS as CartesiaPluginTTS } from '@livekit/agents-plugin-cartesia';
-import type { PacingReport } from '../packages/agents-plugin-tts/src/pacing/pacer.js';
-import type { FirstwordTTS } from '../packages/agents-plugin-tts/src/driver/base.js';
-import { CartesiaTTS, type CartesiaTTSOptions, ResembleTTS } from '../packages/agents-plugin-tts/src/index.js';
+import type { PacingReport } from '@firstword/agents-plugin-tts';
+import type { FirstwordTTS } from '@firstword/agents-plugin-tts';
+import { CartesiaTTS, type CartesiaTTSOptions, ResembleTTS } from '@firstword/agents-plugin-tts';
 import { type Trace, replay } from './llm.js';
 import { PYTHON_PEERS, type Provider, type PythonPeerName, isPythonPeer } from './peers/catalog.js';
 import { PythonPeerStrategy } from './peers/python-strategy.js';

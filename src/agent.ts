@@ -29,7 +29,7 @@ import { createAssistant, createSession } from './session.js';
 import { describeCaller, greetSipCaller } from './sip/index.js';
 import { maskPhoneNumbersInOutput } from './sip/log-privacy.js';
 import { type CreatedTTS, createTTS } from './tts/factory.js';
-import { startLeaseService } from '../packages/agents-plugin-tts/src/budget/lease-service.js';
+import { startLeaseService } from '@firstword/agents-plugin-tts/budget';
 import { turnTaking } from './turn/detection.js';
 import { predictTurnComplete } from './turn/transcript-detector.js';
 

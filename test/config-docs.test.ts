@@ -1,6 +1,7 @@
 /**
  * `.env.example` documents exactly what the code reads: the one schema in src/config, plus the
- * few direct `process.env` reads left in src/ (the TTS plugin's API-key fallback). A variable
+ * few direct `process.env` reads left in src/ and the plugin package's source (the TTS plugin's
+ * API-key fallback). A variable
  * added to the code without a line in `.env.example`, or a line left behind for a variable
  * nothing reads any more, fails here.
  */
@@ -27,7 +28,7 @@ function documented(): string[] {
 /** `process.env.NAME` / `process.env['NAME']` outside the config module, by file. */
 function directReads(): Map<string, string[]> {
   const reads = new Map<string, string[]>();
-  for (const file of sourceFiles(join(ROOT, 'src'))) {
+  for (const file of [...sourceFiles(join(ROOT, 'src')), ...sourceFiles(join(ROOT, 'packages', 'agents-plugin-tts', 'src'))]) {
     const rel = relative(ROOT, file);
     if (rel.startsWith(join('src', 'config'))) continue;
     const text = readFileSync(file, 'utf8');
@@ -55,8 +56,8 @@ describe('.env.example and the code', () => {
   it('reads the environment only through src/config, except the plugin key fallback', () => {
     const outside = Object.fromEntries(directReads());
     expect(outside).toEqual({
-      RESEMBLE_API_KEY: ['src/tts/resemble.ts'],
-      CARTESIA_API_KEY: ['src/tts/cartesia.ts'],
+      RESEMBLE_API_KEY: ['packages/agents-plugin-tts/src/providers/resemble/tts.ts'],
+      CARTESIA_API_KEY: ['packages/agents-plugin-tts/src/providers/cartesia/tts.ts'],
     });
   });
 });

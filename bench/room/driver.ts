@@ -98,7 +98,7 @@ function loadClips(plan: DriverPlan): Map<string, ClipData> {
   return clips;
 }
 
-/** Wall clock minus the monotonic clock's idea of it (the worker follows the wall clock once they part by 20 ms: src/tts/timeline.ts). */
+/** Wall clock minus the monotonic clock's idea of it (the worker follows the wall clock once they part by 20 ms: src/latency/clock.ts). */
 const clockSkew = () => Date.now() - (performance.timeOrigin + performance.now());
 
 async function main(): Promise<void> {

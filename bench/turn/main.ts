@@ -23,7 +23,7 @@ import { ReplayLLM } from '../../src/demo/replay-llm.js';
 import { EspeakSynthesizer } from '../../src/local-voice/synthesizer.js';
 import { SpokenSession, type SpokenTurn } from '../../src/spoken/spoken-session.js';
 import { type RenderedUtterance, renderUtterance } from '../../src/spoken/utterance.js';
-import { ResembleTTS } from '../../packages/agents-plugin-tts/src/index.js';
+import { ResembleTTS } from '@firstword/agents-plugin-tts';
 import { predictTurnComplete } from '../../src/turn/transcript-detector.js';
 import { createTurnDetection } from '../../src/turn/detection.js';
 import { startResembleServer } from '../../test/servers/resemble-server.js';

@@ -60,7 +60,7 @@ const normalizedDefault: Check<CartesiaTarget> = {
       observed: table(['use_normalized_timestamps', 'words'], rows),
       conclusion:
         `Left out, the words show ${form}${sameAs.length === 1 ? ` (the same as \`${sameAs[0]}\`)` : sameAs.length === 2 ? ' (the three variants agree for this text)' : ''}. ` +
-        'firstword rewrites numbers into words before sending (src/chunking/speech) and respells timed words with the reply\'s own text (src/heard/respell.ts), so either default keeps heard text right; pin the field if they differ.',
+        'firstword rewrites numbers into words before sending (packages/agents-plugin-tts/src/chunking/speech) and respells timed words with the reply\'s own text (src/heard/respell.ts), so either default keeps heard text right; pin the field if they differ.',
     };
   },
 };

@@ -3,7 +3,7 @@
  * changed where a probe needs it), and every frame of the context is decoded by the same codec in
  * wire order, so "firstword reads" is what the worker would do with that frame at that moment.
  */
-import type { CartesiaCodec } from '../../packages/agents-plugin-tts/src/providers/cartesia/codec.js';
+import type { CartesiaCodec } from '@firstword/agents-plugin-tts/protocol';
 import type { CheckScope, CheckSettings } from './check.js';
 import { count, quote, reading } from './format.js';
 import { type Frame, type ProbeSocket, describeClose, now, sleep } from './probe-socket.js';

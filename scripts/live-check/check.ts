@@ -4,7 +4,7 @@
  * "could not check: <reason>" and the run goes on.
  */
 import type { WebSocket } from 'ws';
-import { DEFAULT_POOL_OPTIONS } from '../../packages/agents-plugin-tts/src/transport/pool-options.js';
+import { DEFAULT_POOL_OPTIONS } from '@firstword/agents-plugin-tts/protocol';
 import { ProbeSocket } from './probe-socket.js';
 
 /** Every wait of a check is bounded; these are the bounds (tests shrink them), and what to leave out. */

@@ -1,5 +1,5 @@
 /** Markdown pieces of the report: frames quoted verbatim (audio elided), tables, firstword's reading. */
-import type { ProviderEvent } from '../../packages/agents-plugin-tts/src/providers/codec.js';
+import type { ProviderEvent } from '@firstword/agents-plugin-tts/protocol';
 import type { Frame } from './probe-socket.js';
 
 const QUOTE_LIMIT = 700;

@@ -4,8 +4,8 @@
  */
 import { performance } from 'node:perf_hooks';
 import type { RawData, WebSocket } from 'ws';
-import { rawBytes } from '../../packages/agents-plugin-tts/src/providers/codec.js';
-import { takeEarlyMessages } from '../../packages/agents-plugin-tts/src/transport/connect.js';
+import { rawBytes } from '@firstword/agents-plugin-tts/protocol';
+import { takeEarlyMessages } from '@firstword/agents-plugin-tts/protocol';
 
 export interface Frame {
   /** Arrival, in ms on `performance.now()`. */

@@ -32,7 +32,7 @@ export function renderReport(opts: { startedAt: Date; elapsedMs: number; setting
       `Answers awaited up to ${ms(settings.answerMs)}; negative observations ("none within") listened ${ms(settings.graceMs)}; ` +
       `expiry probed at ${settings.expiryDelaysMs.map(ms).join(', ')}; idle socket kept up to ${Math.round(settings.idleWaitMs / 1000)} s.`,
     '',
-    'Every message was built by firstword\'s own codec (src/tts/*-codec.ts), with one field changed where a probe needs it. ' +
+    'Every message was built by firstword\'s own codec (packages/agents-plugin-tts/src/providers/*/codec.ts), with one field changed where a probe needs it. ' +
       '"firstword reads" is what that codec makes of the answer, i.e. what the worker would do with it. Frames are quoted verbatim, audio replaced by its size.',
     '',
   ];

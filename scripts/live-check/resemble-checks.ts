@@ -2,8 +2,8 @@
  * The Resemble checks of docs/provider-fidelity.md: what the live
  * service echoes, how it paces audio, what its timestamps and errors look like.
  */
-import { RESEMBLE_MAX_REQUEST_CHARS } from '../../packages/agents-plugin-tts/src/providers/resemble/codec.js';
-import type { TrackTiming } from '../../packages/agents-plugin-tts/src/providers/codec.js';
+import { RESEMBLE_MAX_REQUEST_CHARS } from '@firstword/agents-plugin-tts/protocol';
+import type { TrackTiming } from '@firstword/agents-plugin-tts/protocol';
 import type { Check, CheckScope, Finding } from './check.js';
 import { ms, quote, reading, table, yesNo } from './format.js';
 import {

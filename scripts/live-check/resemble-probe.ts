@@ -2,7 +2,7 @@
  * Resemble requests as firstword sends them (built by its codec, one field changed where a probe
  * needs it) and their answers: audio frames, `audio_end` or an error, tied by `request_id`.
  */
-import type { ResembleCodec } from '../../packages/agents-plugin-tts/src/providers/resemble/codec.js';
+import type { ResembleCodec } from '@firstword/agents-plugin-tts/protocol';
 import type { CheckScope } from './check.js';
 import { quote, reading, yesNo } from './format.js';
 import { type Closed, type Frame, type ProbeSocket, describeClose } from './probe-socket.js';

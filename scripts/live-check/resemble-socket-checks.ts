@@ -1,6 +1,6 @@
 /** Resemble checks about sockets rather than requests: the idle timeout and the per-key connection limit. */
 import { APIError } from '@livekit/agents';
-import { DEFAULT_POOL_OPTIONS } from '../../packages/agents-plugin-tts/src/transport/pool-options.js';
+import { DEFAULT_POOL_OPTIONS } from '@firstword/agents-plugin-tts/protocol';
 import type { Check, CheckScope, Finding } from './check.js';
 import { ms, quote, reading } from './format.js';
 import { type ProbeSocket, describeClose } from './probe-socket.js';

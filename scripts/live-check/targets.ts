@@ -4,11 +4,11 @@
  * A provider without them is skipped, naming the variables it needs.
  */
 import type { AppConfig } from '../../src/config/index.js';
-import { CARTESIA_DEFAULTS, CARTESIA_SAMPLE_RATES } from '../../packages/agents-plugin-tts/src/providers/cartesia/tts.js';
-import { CartesiaCodec, type CartesiaCodecOptions } from '../../packages/agents-plugin-tts/src/providers/cartesia/codec.js';
-import { providerUrl } from '../../packages/agents-plugin-tts/src/transport/connect.js';
-import { RESEMBLE_DEFAULTS, RESEMBLE_SAMPLE_RATES } from '../../packages/agents-plugin-tts/src/providers/resemble/tts.js';
-import { ResembleCodec, type ResembleCodecOptions } from '../../packages/agents-plugin-tts/src/providers/resemble/codec.js';
+import { CARTESIA_DEFAULTS, CARTESIA_SAMPLE_RATES } from '@firstword/agents-plugin-tts';
+import { CartesiaCodec, type CartesiaCodecOptions } from '@firstword/agents-plugin-tts/protocol';
+import { providerUrl } from '@firstword/agents-plugin-tts/protocol';
+import { RESEMBLE_DEFAULTS, RESEMBLE_SAMPLE_RATES } from '@firstword/agents-plugin-tts';
+import { ResembleCodec, type ResembleCodecOptions } from '@firstword/agents-plugin-tts/protocol';
 
 export interface ResembleTarget {
   provider: 'resemble';

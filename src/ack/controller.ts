@@ -26,7 +26,7 @@ import {
   type UserTurnCompleted,
   observeAgentTurns,
 } from '../latency/turn-signals.js';
-import { now } from '../../packages/agents-plugin-tts/src/driver/timeline.js';
+import { now } from '../latency/clock.js';
 import { type AckLibrary, type CachedAck, ackFrames } from './library.js';
 import { detectAckLanguage } from './phrases.js';
 

@@ -14,7 +14,7 @@ import { voice } from '@livekit/agents';
 import { EventEmitter } from 'node:events';
 import type { AckPlayback, AckOutput } from '../audio/ack-output.js';
 import { type AckReason, type TurnSignals, type UserTurnCompleted, observeAgentTurns } from '../latency/turn-signals.js';
-import { now } from '../../packages/agents-plugin-tts/src/driver/timeline.js';
+import { now } from '../latency/clock.js';
 import type { AckLibrary, CachedAck } from './library.js';
 import { type AckLanguage, detectAckLanguage } from './phrases.js';
 

@@ -5,7 +5,7 @@
 import { log, tts } from '@livekit/agents';
 import { AudioFrame } from '@livekit/rtc-node';
 import { ACK_LANGUAGES, type AckLanguage, DEFAULT_ACK_PHRASES } from './phrases.js';
-import { FirstwordTTS } from '../../packages/agents-plugin-tts/src/driver/base.js';
+import { FirstwordTTS } from '@firstword/agents-plugin-tts';
 
 export interface CachedAck {
   /** `<language>:<index>`, stable across processes for the same phrase list. */

@@ -11,7 +11,7 @@
 import { type voice, voice as voiceNs } from '@livekit/agents';
 import type { AudioFrame } from '@livekit/rtc-node';
 import { EventEmitter } from 'node:events';
-import { fromEpoch, now } from '../../packages/agents-plugin-tts/src/driver/timeline.js';
+import { fromEpoch, now } from '../latency/clock.js';
 import { resampleFrames } from './resample-frames.js';
 
 export interface AckPlayback {

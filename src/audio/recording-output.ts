@@ -9,7 +9,7 @@
  */
 import { AudioFrame } from '@livekit/rtc-node';
 import { voice } from '@livekit/agents';
-import { now as timelineNow, toEpoch } from '../../packages/agents-plugin-tts/src/driver/timeline.js';
+import { now as timelineNow, toEpoch } from '../latency/clock.js';
 
 export type PlayoutMode = 'realtime' | 'instant';
 
@@ -27,7 +27,7 @@ export interface RecordingAudioOutputOptions {
   playout: PlayoutMode;
   /**
    * Clock for every recorded timestamp, in milliseconds.
-   * @defaultValue the timeline clock (src/tts/timeline.ts `now`)
+   * @defaultValue the timeline clock (src/latency/clock.ts `now`)
    */
   now: () => number;
 }

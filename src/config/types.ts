@@ -1,4 +1,4 @@
-import type { ChunkPolicy } from '../../packages/agents-plugin-tts/src/chunking/index.js';
+import type { ChunkPolicy } from '@firstword/agents-plugin-tts/chunking';
 import type { LOG_LEVELS, METRICS_HOSTS, TELEPHONY_SAMPLE_RATES } from './variables.js';
 
 /**
@@ -54,11 +54,11 @@ export interface AppConfig {
     };
     /** Loopback port of the local voice server; 0 picks a free one. */
     localPort: number;
-    /** Rewrite numbers, dates and aliases into spoken form before sending (src/chunking/speech). */
+    /** Rewrite numbers, dates and aliases into spoken form before sending (packages/agents-plugin-tts/src/chunking/speech). */
     normalize: boolean;
     /** Send SSML to Resemble (LLM markup escaped). */
     resembleSsml: boolean;
-    /** Audio (ms) gathered before a reply's first frame plays; unset: the provider's own (src/tts/start-buffer.ts). */
+    /** Audio (ms) gathered before a reply's first frame plays; unset: the provider's own (packages/agents-plugin-tts/src/driver/start-buffer.ts). */
     startBufferMs?: number;
     /**
      * `maxPerKey`: provider sockets all job processes of one worker may hold per API key.
@@ -66,7 +66,7 @@ export interface AppConfig {
      */
     connections: { maxPerKey: number; leaseSocket?: string };
   };
-  /** `asymmetric` is paced (src/latency/pacer.ts): the first clause at once when it can keep the audio going. */
+  /** `asymmetric` is paced (packages/agents-plugin-tts/src/pacing/pacer.ts): the first clause at once when it can keep the audio going. */
   chunking: { policy: ChunkPolicy };
   ack: { mode: AckMode; slowMs: number };
   /**

@@ -4,7 +4,7 @@
  * TTS plugin's API-key fallback, which a library used outside this worker needs.
  */
 import { z } from 'zod';
-import { CHUNK_POLICIES } from '../../packages/agents-plugin-tts/src/chunking/types.js';
+import { CHUNK_POLICIES } from '@firstword/agents-plugin-tts/chunking';
 import { boundedText, choice, list, oneOfNumbers, onOff, pattern, text, url, wholeNumber } from './fields.js';
 
 export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal'] as const;

@@ -16,7 +16,7 @@ import type { TurnBudget, TurnBudgetOptions } from '../latency/turn-budget.js';
 import { attachJobTurnBudget } from '../latency/worker.js';
 import { encodeWav } from '../local-voice/wav.js';
 import { createAssistant, createSession } from '../session.js';
-import { FirstwordTTS } from '../../packages/agents-plugin-tts/src/index.js';
+import { FirstwordTTS } from '@firstword/agents-plugin-tts';
 import { createTTS } from '../tts/factory.js';
 import { type RunInfo, formatReport, reportJson } from './report-format.js';
 import { type ReplayEntry, ReplayLLM } from './replay-llm.js';

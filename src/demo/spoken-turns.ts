@@ -16,7 +16,7 @@ import { attachJobTurnBudget } from '../latency/worker.js';
 import { EspeakSynthesizer } from '../local-voice/synthesizer.js';
 import { SpokenSession } from '../spoken/spoken-session.js';
 import { type RenderedUtterance, renderUtterance } from '../spoken/utterance.js';
-import { FirstwordTTS } from '../../packages/agents-plugin-tts/src/index.js';
+import { FirstwordTTS } from '@firstword/agents-plugin-tts';
 import { turnTaking } from '../turn/detection.js';
 import { predictTurnComplete } from '../turn/transcript-detector.js';
 import type { DemoTurn } from './samples.js';

@@ -8,7 +8,7 @@ import type { EventEmitter } from 'node:events';
 import type { RecordedSegment } from '../audio/recording-output.js';
 import type { StampName, TurnReport } from '../latency/stamps.js';
 import { observeAgentTurns } from '../latency/turn-signals.js';
-import type { TimelineEvents } from '../../packages/agents-plugin-tts/src/driver/timeline.js';
+import type { TimelineEvents } from '@firstword/agents-plugin-tts';
 
 type Payload<K extends keyof TimelineEvents> = TimelineEvents[K][0];
 

@@ -6,7 +6,7 @@
  * and — when the provider gives them — word timings. A word counts as heard only once its last
  * character has been played: the history must never claim the agent said something it did not.
  */
-import type { Chunk } from '../../packages/agents-plugin-tts/src/chunking/index.js';
+import type { Chunk } from '@firstword/agents-plugin-tts/chunking';
 import {
   backToSpace,
   codePoints,

@@ -31,7 +31,7 @@
 import { log, voice } from '@livekit/agents';
 import type { AudioFrame } from '@livekit/rtc-node';
 import { ReadableStream } from 'node:stream/web';
-import { FirstwordTTS } from '../../packages/agents-plugin-tts/src/driver/base.js';
+import { FirstwordTTS } from '@firstword/agents-plugin-tts';
 import { respellTimedWords } from './respell.js';
 import { ReplyTracker, type SpeechLanguage } from './tracker.js';
 import { trackedTtsNode } from './tts-node.js';

@@ -5,8 +5,8 @@
  */
 import type { TimedString, tts } from '@livekit/agents';
 import type { EventEmitter } from 'node:events';
-import type { Chunk } from '../../packages/agents-plugin-tts/src/chunking/index.js';
-import type { TimelineEvents } from '../../packages/agents-plugin-tts/src/driver/timeline.js';
+import type { Chunk } from '@firstword/agents-plugin-tts/chunking';
+import type { TimelineEvents } from '@firstword/agents-plugin-tts';
 import { type Heard, heardPrefix, measuredCharsPerSecond, type VoicedSpan, type WordTiming } from './heard-prefix.js';
 import { hangulShare } from './text.js';
 

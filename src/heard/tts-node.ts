@@ -11,7 +11,7 @@
 import { USERDATA_TIMED_TRANSCRIPT, tts, type voice } from '@livekit/agents';
 import type { AudioFrame } from '@livekit/rtc-node';
 import { ReadableStream, TransformStream } from 'node:stream/web';
-import type { FirstwordTTS } from '../../packages/agents-plugin-tts/src/driver/base.js';
+import type { FirstwordTTS } from '@firstword/agents-plugin-tts';
 import type { ReplyTracker } from './tracker.js';
 
 export function trackedTtsNode(

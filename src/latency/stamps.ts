@@ -7,7 +7,7 @@
  * Pure: building a report from stamps does no I/O. Stamps are `performance.now()` milliseconds;
  * a stamp the pipeline could not observe is absent, and so is every stage that needs it.
  */
-import { toEpoch } from '../../packages/agents-plugin-tts/src/driver/timeline.js';
+import { toEpoch } from './clock.js';
 import type { MediaPath } from './media-path.js';
 
 export const STAMP_NAMES = [

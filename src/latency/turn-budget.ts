@@ -18,7 +18,8 @@
 import { log, type metrics, type tts, voice } from '@livekit/agents';
 import type { EventEmitter as TypedEmitter } from 'node:events';
 import { EventEmitter } from 'node:events';
-import { type TimelineEvents, fromEpoch, now } from '../../packages/agents-plugin-tts/src/driver/timeline.js';
+import { type TimelineEvents } from '@firstword/agents-plugin-tts';
+import { fromEpoch, now } from './clock.js';
 import { type AckSummary, type LiveKitTurnMetrics, type TurnReport, type TurnStamps, buildTurnReport } from './stamps.js';
 import type { MediaPath } from './media-path.js';
 import { type AckSignal, type LlmGeneration, type UserTurnCompleted, observeAgentTurns } from './turn-signals.js';

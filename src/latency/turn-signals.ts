@@ -13,7 +13,7 @@
 import type { llm, voice } from '@livekit/agents';
 import { EventEmitter } from 'node:events';
 import { ReadableStream, type ReadableStreamReadResult } from 'node:stream/web';
-import { now } from '../../packages/agents-plugin-tts/src/driver/timeline.js';
+import { now } from './clock.js';
 
 /** One call of the agent's LLM node: a reply (or a preemptive draft of one) being generated. */
 export interface LlmGeneration {

@@ -11,7 +11,7 @@
 import { type AudioFrame, AudioStream, type RemoteParticipant, type RemoteTrack, type RemoteTrackPublication, type Room, RoomEvent, TrackKind, TrackSource } from '@livekit/rtc-node';
 import { type FrameRead, arrivalOf } from '../audio/frame-arrival.js';
 import { isVoiced } from '../audio/level.js';
-import { now } from '../../packages/agents-plugin-tts/src/driver/timeline.js';
+import { now } from './clock.js';
 
 const TAP_SAMPLE_RATE = 16_000;
 const TAP_FRAME_MS = 20;

@@ -1,7 +1,7 @@
 // The Resemble WebSocket protocol as the local voice speaks it (docs/providers.md part A):
 // request parsing with the service's BadJSON rules, and the shapes of the frames it answers with.
 import { z } from 'zod';
-import { RESEMBLE_MAX_REQUEST_CHARS } from '../../packages/agents-plugin-tts/src/providers/resemble/codec.js';
+import { RESEMBLE_MAX_REQUEST_CHARS } from '@firstword/agents-plugin-tts/protocol';
 
 /** Resemble's documented per-request text limit, not counting SSML tags. */
 export const MAX_TEXT_CHARS = RESEMBLE_MAX_REQUEST_CHARS;

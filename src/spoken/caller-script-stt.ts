@@ -7,7 +7,7 @@
 import { asLanguageCode, stt } from '@livekit/agents';
 import type { APIConnectOptions } from '@livekit/agents';
 import type { ScheduledPiece, ScriptedMicrophone } from './microphone.js';
-import { now } from '../../packages/agents-plugin-tts/src/driver/timeline.js';
+import { now } from '../latency/clock.js';
 
 export interface CallerScriptSttOptions {
   /** Last voiced sample → final transcript, ms. @defaultValue 150 */

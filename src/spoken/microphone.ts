@@ -11,7 +11,7 @@ import { voice } from '@livekit/agents';
 import { AudioFrame } from '@livekit/rtc-node';
 import { EventEmitter } from 'node:events';
 import { ReadableStream, type ReadableStreamDefaultController } from 'node:stream/web';
-import { now } from '../../packages/agents-plugin-tts/src/driver/timeline.js';
+import { now } from '../latency/clock.js';
 import { type RenderedUtterance, type SpokenLanguage, sampleMs } from './utterance.js';
 
 export const MIC_FRAME_MS = 10;

@@ -4,10 +4,10 @@
  */
 import type { tts } from '@livekit/agents';
 import type { AppConfig } from '../config/index.js';
-import { CartesiaTTS } from '../../packages/agents-plugin-tts/src/providers/cartesia/tts.js';
-import type { ConnectionBudget } from '../../packages/agents-plugin-tts/src/budget/connection-budget.js';
-import { budgetKey, leaseServiceBudget } from '../../packages/agents-plugin-tts/src/budget/lease-client.js';
-import { ResembleTTS } from '../../packages/agents-plugin-tts/src/providers/resemble/tts.js';
+import { CartesiaTTS } from '@firstword/agents-plugin-tts';
+import type { ConnectionBudget } from '@firstword/agents-plugin-tts/budget';
+import { budgetKey, leaseServiceBudget } from '@firstword/agents-plugin-tts/budget';
+import { ResembleTTS } from '@firstword/agents-plugin-tts';
 
 export interface CreatedTTS {
   tts: tts.TTS;

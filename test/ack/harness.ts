@@ -10,7 +10,7 @@ import type { AckController } from '../../src/ack/controller.js';
 import type { AckMode } from '../../src/config/index.js';
 import { type TurnBudget, attachTurnBudget } from '../../src/latency/turn-budget.js';
 import { createAssistant, createSession } from '../../src/session.js';
-import type { FirstwordTTS } from '../../packages/agents-plugin-tts/src/driver/base.js';
+import type { FirstwordTTS } from '@firstword/agents-plugin-tts';
 import { PushAudioInput } from '../helpers/audio-input.js';
 import { withTimeout } from '../helpers/async.js';
 import { ScriptedSTT, type ScriptedUtterance } from '../helpers/scripted-stt.js';

@@ -4,8 +4,8 @@
  * no hang, sockets bounded, failures surfaced as APIErrors with the right `retryable`.
  */
 import { APIError, APIStatusError, type APIConnectOptions } from '@livekit/agents';
-import type { FirstwordTTS } from '../../packages/agents-plugin-tts/src/driver/base.js';
-import { CartesiaTTS, ResembleTTS } from '../../packages/agents-plugin-tts/src/index.js';
+import type { FirstwordTTS } from '@firstword/agents-plugin-tts';
+import { CartesiaTTS, ResembleTTS } from '@firstword/agents-plugin-tts';
 import { type Run, checkComplete, checkOwnOnly, checkPrefix, distinctInOrder, expectedRuns, heardRuns } from './checks.js';
 import type { Rng } from './prng.js';
 import { randomDeltas, randomReply } from './replies.js';

@@ -3,7 +3,7 @@
  * frames, and report what was played — every await bounded.
  */
 import { type APIConnectOptions, tts } from '@livekit/agents';
-import type { FirstwordTTS } from '../../packages/agents-plugin-tts/src/driver/base.js';
+import type { FirstwordTTS } from '@firstword/agents-plugin-tts';
 
 export interface TurnInput {
   deltas: string[];

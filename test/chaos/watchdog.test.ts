@@ -4,7 +4,7 @@
  */
 import { initializeLogger } from '@livekit/agents';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { FirstwordTTS } from '../../packages/agents-plugin-tts/src/driver/base.js';
+import type { FirstwordTTS } from '@firstword/agents-plugin-tts';
 import { type ProviderFixture, collect, fixtures, heardTags, recordSent, sleep } from '../../packages/agents-plugin-tts/test/driver/harness.js';
 import { checkComplete, expectedRuns, heardRuns } from './checks.js';
 import { samplesForText } from '../servers/audio-tag.js';

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { type Chunk, createChunker } from '../../packages/agents-plugin-tts/src/chunking/index.js';
+import { type Chunk, createChunker } from '@firstword/agents-plugin-tts/chunking';
 import { DEFAULT_CHARS_PER_SECOND, heardPrefix, type VoicedSpan, type WordTiming } from '../../src/heard/index.js';
 
 const RATE = 1000; // one sample per millisecond keeps the arithmetic readable

@@ -3,9 +3,9 @@ import { voice } from '@livekit/agents';
 import { EventEmitter } from 'node:events';
 import { ReadableStream } from 'node:stream/web';
 import { describe, expect, it } from 'vitest';
-import { type Chunk, createChunker } from '../../packages/agents-plugin-tts/src/chunking/index.js';
+import { type Chunk, createChunker } from '@firstword/agents-plugin-tts/chunking';
 import { type Interruptible, ReplyTracker, respellTimedWords, untilInterrupted } from '../../src/heard/index.js';
-import type { TimelineEvents } from '../../packages/agents-plugin-tts/src/driver/timeline.js';
+import type { TimelineEvents } from '@firstword/agents-plugin-tts';
 import { withTimeout } from '../helpers/async.js';
 
 class FakeSpeech implements Interruptible {

@@ -1,6 +1,6 @@
-/** The timeline clock's epoch conversions (src/tts/timeline.ts), which LiveKit's event times and the log's atEpochMs go through. */
+/** The timeline clock's epoch conversions (src/latency/clock.ts), which LiveKit's event times and the log's atEpochMs go through. */
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { EPOCH_RESYNC_MS, fromEpoch, now, toEpoch } from '../../packages/agents-plugin-tts/src/driver/timeline.js';
+import { EPOCH_RESYNC_MS, fromEpoch, now, toEpoch } from '../../src/latency/clock.js';
 
 describe('epoch conversions', () => {
   afterEach(() => vi.restoreAllMocks());

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { STAMP_NAMES, type TurnReport, buildTurnReport } from '../../src/latency/stamps.js';
-import { toEpoch } from '../../packages/agents-plugin-tts/src/driver/timeline.js';
+import { toEpoch } from '../../src/latency/clock.js';
 
 /** The report's stamps in pipeline order (absent ones skipped). */
 function orderedStamps(report: TurnReport): Array<{ name: string; ms: number }> {

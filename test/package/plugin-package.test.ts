@@ -102,7 +102,7 @@ describe(`the packed plugin (${NAME}) in a project that is not this one`, () => 
   beforeAll(async () => {
     work = await mkdtemp(join(tmpdir(), 'firstword-package-'));
     await rm(join(PACKAGE_DIR, 'dist'), { recursive: true, force: true });
-    await ok(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', join(PACKAGE_DIR, 'tsconfig.json')], { cwd: ROOT, timeoutMs: 120_000 });
+    await ok(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', join(PACKAGE_DIR, 'tsconfig.build.json')], { cwd: ROOT, timeoutMs: 120_000 });
     const packJson = await ok('npm', ['pack', '--json', '--pack-destination', work], { cwd: PACKAGE_DIR, timeoutMs: 60_000 });
     [packed] = JSON.parse(packJson) as [{ filename: string; files: { path: string }[] }];
     tarball = join(work, (packed as unknown as { filename: string }).filename);
@@ -145,8 +145,8 @@ describe(`the packed plugin (${NAME}) in a project that is not this one`, () => 
   it('packs compiled JavaScript and declarations only: no sources, tests or worker code', () => {
     const files = packed.files.map((f) => f.path);
     expect(files).toContain('package.json');
-    expect(files).toContain('dist/tts/index.js');
-    expect(files).toContain('dist/tts/index.d.ts');
+    expect(files).toContain('dist/index.js');
+    expect(files).toContain('dist/index.d.ts');
     expect(files).toContain('dist/chunking/index.js');
     for (const file of files) expect(file).toMatch(/^(package\.json|README\.md|dist\/.+\.(js|d\.ts))$/);
     // Only what the plugin imports is compiled: not the worker, the demo, the embedded voice or the factory.
@@ -190,12 +190,25 @@ describe(`the packed plugin (${NAME}) in a project that is not this one`, () => 
     const probe = `
       const main = await import('${NAME}');
       const chunking = await import('${NAME}/chunking');
+      const budget = await import('${NAME}/budget');
+      const protocol = await import('${NAME}/protocol');
       let internal = 'reachable';
-      try { await import('${NAME}/dist/tts/synthesis.js'); } catch (e) { internal = e.code; }
-      console.log(JSON.stringify({ main: Object.keys(main).sort(), chunking: Object.keys(chunking).sort(), internal }));
+      try { await import('${NAME}/dist/driver/synthesis.js'); } catch (e) { internal = e.code; }
+      console.log(JSON.stringify({ main: Object.keys(main).sort(), chunking: Object.keys(chunking).sort(), budget: Object.keys(budget).sort(), protocol: Object.keys(protocol).sort(), internal }));
     `;
     const out = JSON.parse(await ok(process.execPath, ['--input-type=module', '-e', probe], { cwd: project, timeoutMs: 30_000 })) as Record<string, unknown>;
-    expect(out.main).toEqual(['CARTESIA_SAMPLE_RATES', 'CartesiaTTS', 'FirstwordTTS', 'RESEMBLE_SAMPLE_RATES', 'ResembleTTS']);
+    expect(out.main).toEqual([
+      'CARTESIA_DEFAULTS',
+      'CARTESIA_SAMPLE_RATES',
+      'CartesiaTTS',
+      'DEFAULT_PACING_OPTIONS',
+      'FirstwordTTS',
+      'RESEMBLE_DEFAULTS',
+      'RESEMBLE_SAMPLE_RATES',
+      'ResembleTTS',
+    ]);
+    expect(out.budget).toEqual(['budgetKey', 'leaseServiceBudget', 'startLeaseService']);
+    expect(out.protocol).toEqual(expect.arrayContaining(['CartesiaCodec', 'ResembleCodec', 'providerUrl', 'rawBytes']));
     expect(out.chunking).toEqual(expect.arrayContaining(['createChunker', 'normalizeForSpeech', 'toSsml', 'CHUNK_POLICIES']));
     expect(out.internal).toBe('ERR_PACKAGE_PATH_NOT_EXPORTED');
   });

@@ -13,7 +13,7 @@ import { ReplayLLM } from '../../src/demo/replay-llm.js';
 import { EspeakSynthesizer } from '../../src/local-voice/synthesizer.js';
 import { SpokenSession } from '../../src/spoken/spoken-session.js';
 import { type RenderedUtterance, renderUtterance } from '../../src/spoken/utterance.js';
-import { ResembleTTS } from '../../packages/agents-plugin-tts/src/index.js';
+import { ResembleTTS } from '@firstword/agents-plugin-tts';
 import { TranscriptTurnDetector, predictTurnComplete } from '../../src/turn/transcript-detector.js';
 import { type ResembleServer, startResembleServer } from '../servers/resemble-server.js';
 

@@ -5,9 +5,9 @@
  */
 import { initializeLogger } from '@livekit/agents';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { FirstwordTTS } from '../../packages/agents-plugin-tts/src/driver/base.js';
+import type { FirstwordTTS } from '@firstword/agents-plugin-tts';
 import { type CreatedTTS, createTTS } from '../../src/tts/factory.js';
-import { type LeaseService, startLeaseService } from '../../packages/agents-plugin-tts/src/budget/lease-service.js';
+import { type LeaseService, startLeaseService } from '@firstword/agents-plugin-tts/budget';
 import { type ResembleServer, startResembleServer } from '../servers/resemble-server.js';
 import { testConfig } from '../helpers/config.js';
 

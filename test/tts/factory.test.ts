@@ -1,7 +1,7 @@
 import { TTS as LiveKitCartesiaTTS } from '@livekit/agents-plugin-cartesia';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startCartesiaServer } from '../servers/cartesia-server.js';
-import { CartesiaTTS, ResembleTTS } from '../../packages/agents-plugin-tts/src/index.js';
+import { CartesiaTTS, ResembleTTS } from '@firstword/agents-plugin-tts';
 import { type CreatedTTS, createTTS } from '../../src/tts/factory.js';
 import { testConfig } from '../helpers/config.js';
 import { collect, speak } from '../../packages/agents-plugin-tts/test/driver/harness.js';

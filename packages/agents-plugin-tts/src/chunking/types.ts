@@ -89,7 +89,7 @@ export interface ChunkerOptions {
    */
   maxChunkChars?: number;
   /**
-   * The caller paces the reply (`asymmetric` only; src/latency/pacer.ts does it from the LLM's
+   * The caller paces the reply (`asymmetric` only; src/pacing/pacer.ts does it from the LLM's
    * token times): the chunker cuts no first chunk and nothing but sentence ends (and over-long
    * text) by itself. `pending()` says where a cut could go and whether the first-chunk limits
    * above would have cut by now; `release()` cuts there. @defaultValue false

@@ -8,7 +8,7 @@ import { type SocketPoolOptions, checkTimerMs } from '../transport/pool-options.
 /** The chunker's options, plus the TTS-level pacer. */
 export interface TTSChunkingOptions extends Omit<ChunkerOptions, 'paced'> {
   /**
-   * The pacer (src/latency/pacer.ts, `asymmetric` policy only): the first clause goes at once when
+   * The pacer (src/pacing/pacer.ts, `asymmetric` policy only): the first clause goes at once when
    * its audio covers the text still to come at the LLM's measured pace, else a few words later;
    * later text in sentences, with an early piece where the audio would otherwise run out (on a
    * provider without continuation, at most one cut inside a sentence per reply). Settings tune

@@ -15,7 +15,7 @@
  * where it is not, nothing released sooner than G − F (or G, sequential) sounds sooner.
  */
 
-/** What the pacer must know about a provider (declared by its codec, src/tts/codec.ts). */
+/** What the pacer must know about a provider (declared by its codec, src/providers/codec.ts). */
 export interface ProviderShape {
   /** Prosody carries across pieces (a continued context): a cut inside a sentence costs almost nothing. */
   continuation: boolean;

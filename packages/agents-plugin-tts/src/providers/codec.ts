@@ -58,7 +58,7 @@ export interface SendChunk {
  * A provider is a codec over a WebSocket: how to connect, how to encode text, how to decode what
  * comes back, and the few facts of its protocol the driver must plan around (declared below).
  * Ordering, stale-frame dropping, retries and pooling live once, in the driver, socket and pool.
- * See src/tts/README.md for the contract.
+ * See src/README.md for the contract.
  */
 export interface ProviderCodec {
   readonly provider: string;
@@ -122,7 +122,7 @@ export interface ProviderCodec {
 }
 
 /**
- * What the pacer (src/latency/pacer.ts) plans around, read from the codec's declarations: a
+ * What the pacer (src/pacing/pacer.ts) plans around, read from the codec's declarations: a
  * `context` track continues prosody across chunks, so a cut inside a sentence costs almost
  * nothing; a `request` track is a cold start, so later text goes in whole sentences. An `in-order`
  * socket starts a request's latency only when the one before it is generated.

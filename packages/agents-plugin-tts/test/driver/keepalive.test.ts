@@ -1,5 +1,5 @@
 /**
- * Keepalive (src/tts/socket.ts, pool.ts): a pooled socket that goes silent — no data, no pong, TCP
+ * Keepalive (src/transport/socket.ts, pool.ts): a pooled socket that goes silent — no data, no pong, TCP
  * still open, as after a NAT timeout or a half-open connection — must never carry the next turn.
  * Pings find it and the pool replaces it; a turn that meets a socket not heard from lately probes
  * it first; a socket that fails by silence makes its siblings prove themselves too. Every test

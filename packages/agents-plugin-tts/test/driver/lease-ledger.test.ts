@@ -1,5 +1,5 @@
 /**
- * The connection budget's arithmetic (src/tts/lease-ledger.ts), against a plain model: whatever
+ * The connection budget's arithmetic (src/budget/lease-ledger.ts), against a plain model: whatever
  * mix of takes, releases and departing processes, no key holds more than its limit, a waiter is
  * only left waiting while the key is full, and waiters are served first come first served.
  */

@@ -1,5 +1,5 @@
 /**
- * The worker's connection budget across processes (src/tts/lease-service.ts, lease-client.ts):
+ * The worker's connection budget across processes (src/budget/lease-service.ts, lease-client.ts):
  * a lease held by a process that is killed comes back, a waiter gets it, a wait that runs out
  * leaves the line, and a job process that cannot reach the service still speaks.
  */

@@ -1,5 +1,5 @@
 /**
- * The socket pool as a connection budget (src/tts/pool.ts): an idle process holds one socket, a
+ * The socket pool as a connection budget (src/transport/pool.ts): an idle process holds one socket, a
  * spare opens only when an in-order socket is left draining after a barge-in, the freshness sweep
  * stays within the cap, and a turn over budget waits for a socket rather than failing — until
  * `budgetWaitMs`, then a retryable APIConnectionError.

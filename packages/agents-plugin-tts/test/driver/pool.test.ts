@@ -1,5 +1,5 @@
 /**
- * The socket pool (src/tts/pool.ts): reconnects that back off and stop on a rejected key, leases
+ * The socket pool (src/transport/pool.ts): reconnects that back off and stop on a rejected key, leases
  * released whatever happens to a stream, the socket cap held, prewarmed sockets kept fresh.
  */
 import { APIError } from '@livekit/agents';

@@ -1,5 +1,5 @@
 /**
- * The jitter buffer before a stream's first frame (src/tts/start-buffer.ts, wired in playout.ts):
+ * The jitter buffer before a stream's first frame (src/driver/start-buffer.ts, wired in playout.ts):
  * it holds frames until enough audio is in hand or its deadline passes, never loses or reorders
  * one, and lets nothing out after a barge-in. Timing is driven by vitest's fake clock.
  */

@@ -1,6 +1,6 @@
 /**
  * The driver contract from the outside: a made-up provider ("Echo": JSON requests by id, audio
- * back in base64 pieces, concurrent on one socket) written as src/tts/README.md says a third
+ * back in base64 pieces, concurrent on one socket) written as src/README.md says a third
  * provider is — a codec and a FirstwordTTS subclass, nothing else — speaks a reply in order,
  * splits long text at its limit, survives a barge-in on the same socket, and reports a rejected
  * key as a non-retryable error. Nothing in the driver knows this protocol.
@@ -138,7 +138,7 @@ async function startEchoServer(): Promise<EchoServer> {
 
 // ---- the contract ------------------------------------------------------------------------
 
-describe('a third provider, written as src/tts/README.md says', () => {
+describe('a third provider, written as src/README.md says', () => {
   let server: EchoServer;
   let engine: EchoTTS | undefined;
   beforeAll(() => initializeLogger({ pretty: false, level: 'error' }));

@@ -1,6 +1,6 @@
 /**
  * The in-order track table pins an error that names no request on the request it refused
- * (src/tts/track-table.ts `unattributed`/`settle`), whatever the interleaving of sends, refusals
+ * (src/transport/track-table.ts `unattributed`/`settle`), whatever the interleaving of sends, refusals
  * and audio. Modelled on the Resemble protocol: the service takes requests in send order, refuses
  * a request the moment it arrives (an error without `request_id`, ahead of everything queued),
  * and answers the others strictly one after another with audio frames and an end.

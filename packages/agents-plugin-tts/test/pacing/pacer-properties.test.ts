@@ -1,7 +1,7 @@
 /**
  * The pacer over generated replies and token traces (the bench's tokenizer; steady or jittered
  * token gaps), Korean and English, on both kinds of provider. Runs are discrete-event: a stepped
- * clock, no timers. A long soak: FC_RUNS_SCALE=20 npx vitest run test/latency/pacer-properties.test.ts
+ * clock, no timers. A long soak: FC_RUNS_SCALE=20 npx vitest run test/pacing/pacer-properties.test.ts
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';

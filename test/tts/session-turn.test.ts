@@ -6,11 +6,11 @@
  */
 import { llm, stt, voice } from '@livekit/agents';
 import { afterEach, describe, expect, it } from 'vitest';
-import { RecordingAudioOutput, segmentAudio } from '../../../../src/audio/recording-output.js';
-import { createAssistant, createSession } from '../../../../src/session.js';
-import type { FirstwordTTS } from '../../src/driver/base.js';
-import { nextEvent } from '../../../../test/helpers/async.js';
-import { type ProviderFixture, fixtures, heardTags, recordSent, withTimeout } from './harness.js';
+import { RecordingAudioOutput, segmentAudio } from '../../src/audio/recording-output.js';
+import { createAssistant, createSession } from '../../src/session.js';
+import type { FirstwordTTS } from '@firstword/agents-plugin-tts';
+import { nextEvent } from '../helpers/async.js';
+import { type ProviderFixture, fixtures, heardTags, recordSent, withTimeout } from '../../packages/agents-plugin-tts/test/driver/harness.js';
 
 const REPLY_KO = '네, 알겠습니다. 서울은 오늘 맑고 최고 기온은 이십삼 도예요. 우산은 필요 없어요.';
 

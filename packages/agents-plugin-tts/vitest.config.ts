@@ -1,0 +1,14 @@
+import { defineConfig } from 'vitest/config';
+
+/** The plugin's own tests, run from this folder (`npm test -w @firstword/agents-plugin-tts`). */
+export default defineConfig({
+  // Shared fixtures (the repository's test/chaos) import the plugin by name: its source, by tsconfig.json's paths.
+  resolve: { tsconfigPaths: true },
+  test: {
+    include: ['test/**/*.test.ts'],
+    testTimeout: 20_000,
+    hookTimeout: 20_000,
+    // 2-core CI: a few forks keep socket-heavy suites from starving each other.
+    maxWorkers: 2,
+  },
+});
