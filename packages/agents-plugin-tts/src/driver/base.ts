@@ -1,7 +1,8 @@
 import { type APIConnectOptions, tts } from '@livekit/agents';
 import { EventEmitter } from 'node:events';
 import { PacingEstimates } from '../pacing/pacing-estimates.js';
-import { type ProviderCodec, pacingShape } from '../providers/codec.js';
+import { observeTimeline } from './timeline-observer.js';
+import { type ProviderCodec, pacingShape } from '../protocol/codec.js';
 import type { ConnectionBudget } from '../budget/connection-budget.js';
 import type { DriverOptions } from './options.js';
 import { type PoolStats, SocketPool } from '../transport/pool.js';
@@ -37,7 +38,7 @@ export abstract class FirstwordTTS extends tts.TTS {
     const { pacing, policy = 'asymmetric' } = driver.chunking;
     if (pacing !== false && policy === 'asymmetric') {
       const estimates = new PacingEstimates(pacing);
-      estimates.observe(this.timeline);
+      observeTimeline(estimates, this.timeline);
       this.#pacing = { shape: pacingShape(codec), estimates };
     }
   }

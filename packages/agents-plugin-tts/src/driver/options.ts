@@ -1,7 +1,7 @@
 import { type ChunkerOptions, type SpeechOptions, normalizeForSpeech, toSsml } from '../chunking/index.js';
 import type { PacingEstimates, PacingSettings } from '../pacing/pacing-estimates.js';
 import type { ProviderShape } from '../pacing/pacing-model.js';
-import { providerUrl } from '../transport/connect.js';
+import { providerUrl } from '../protocol/connect.js';
 import type { ConnectionBudget } from '../budget/connection-budget.js';
 import { type SocketPoolOptions, checkTimerMs } from '../transport/pool-options.js';
 

@@ -1,6 +1,6 @@
 import { createTimedString, log, type TimedString, type tts } from '@livekit/agents';
 import { AudioFrame } from '@livekit/rtc-node';
-import type { TrackTiming } from '../providers/codec.js';
+import type { TrackTiming } from '../protocol/codec.js';
 import { PcmFrameSplitter } from '../pcm/pcm-frames.js';
 import { Pcm16Reassembler } from '../pcm/pcm.js';
 import { RateConverter } from '../pcm/rate-converter.js';

@@ -1,6 +1,6 @@
 import { type APIConnectOptions, log, tts } from '@livekit/agents';
 import type { EventEmitter } from 'node:events';
-import type { ProviderCodec } from '../providers/codec.js';
+import type { ProviderCodec } from '../protocol/codec.js';
 import type { DriverOptions } from './options.js';
 import type { SocketPool } from '../transport/pool.js';
 import { Synthesis } from './synthesis.js';

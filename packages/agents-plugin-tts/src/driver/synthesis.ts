@@ -2,7 +2,7 @@ import { APIConnectionError, APIError, log, shortuuid, type tts } from '@livekit
 import type { EventEmitter } from 'node:events';
 import { type Chunk, type Chunker, createChunker } from '../chunking/index.js';
 import { type PacedChunker, createPacedChunker } from '../pacing/paced-chunker.js';
-import type { ProviderCodec, ProviderEvent, TrackKey } from '../providers/codec.js';
+import type { ProviderCodec, ProviderEvent, TrackKey } from '../protocol/codec.js';
 import type { DriverOptions } from './options.js';
 import { OrderedPlayout } from './playout.js';
 import type { SocketPool } from '../transport/pool.js';

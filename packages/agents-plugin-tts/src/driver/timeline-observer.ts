@@ -1,5 +1,5 @@
 /**
- * Turns a TTS timeline (src/driver/timeline.ts) into samples for the pacer's estimates:
+ * Turns a TTS timeline (timeline.ts) into samples for the pacer's estimates:
  * - provider first byte: a reply's first send → its first audio byte (later requests may wait
  *   behind earlier ones, so only the first is a clean latency);
  * - speech per character: audio of a finished track over the characters of its chunks, for tracks
@@ -11,7 +11,7 @@
  * and every sentence and reports them itself.
  */
 import type { EventEmitter } from 'node:events';
-import type { TimelineEvents } from '../driver/timeline.js';
+import type { TimelineEvents } from './timeline.js';
 
 export interface EstimateSink {
   observeSpeech(msPerChar: number): void;

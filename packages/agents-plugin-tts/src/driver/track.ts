@@ -1,5 +1,5 @@
 import type { Chunk } from '../chunking/index.js';
-import type { SendChunk, TrackKey } from '../providers/codec.js';
+import type { SendChunk, TrackKey } from '../protocol/codec.js';
 
 /** A reply segment: the text between two flushes; its last frame carries `final: true`. */
 export interface Segment {

@@ -7,11 +7,8 @@
  * so the first clause ("Sure,", one gap seen) is planned mostly on them, and a reply whose LLM is
  * slower than usual shifts the plan within a few tokens.
  */
-import type { EventEmitter } from 'node:events';
-import type { TimelineEvents } from '../driver/timeline.js';
 import { EwmaEstimate, type EwmaOptions } from './ewma.js';
 import type { PlanFigures } from './pacing-model.js';
-import { observeTimeline } from './timeline-observer.js';
 
 /** Starting figures, on the slow side, until a TTS has seen a reply. */
 export interface PacingPriors {
@@ -239,11 +236,6 @@ export class PacingEstimates {
 
   observeRealTimeFactor(rtf: number): void {
     if (rtf >= 0) this.#rtf.observe(rtf);
-  }
-
-  /** Keeps the provider figures current from a TTS timeline; returns a function that stops it. */
-  observe(timeline: EventEmitter<TimelineEvents>): () => void {
-    return observeTimeline(this, timeline);
   }
 
   get estimates(): PacingEstimateView {

@@ -1,6 +1,6 @@
 import { APIConnectionError, APIError, APITimeoutError, log } from '@livekit/agents';
 import { setTimeout as delay } from 'node:timers/promises';
-import type { ProviderCodec } from '../providers/codec.js';
+import type { ProviderCodec } from '../protocol/codec.js';
 import type { ConnectionBudget, ConnectionLease } from '../budget/connection-budget.js';
 import { type SocketPoolOptions, DEFAULT_POOL_OPTIONS, checkPoolOptions } from './pool-options.js';
 import { ProviderSocket } from './socket.js';

@@ -1,7 +1,7 @@
 import { APIConnectionError, APITimeoutError, type APIError, log } from '@livekit/agents';
 import type { RawData, WebSocket } from 'ws';
-import { type ProviderCodec, type ProviderEvent, type SendChunk, type TrackKey, rawBytes } from '../providers/codec.js';
-import { takeEarlyMessages } from './connect.js';
+import { type ProviderCodec, type ProviderEvent, type SendChunk, type TrackKey, rawBytes } from '../protocol/codec.js';
+import { takeEarlyMessages } from '../protocol/connect.js';
 import { Liveness, type LivenessOptions } from './liveness.js';
 import { type TrackOwner, type TrackTable, trackTableFor } from './track-table.js';
 

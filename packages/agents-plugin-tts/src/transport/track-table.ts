@@ -1,5 +1,5 @@
 import type { APIError } from '@livekit/agents';
-import type { ProviderCodec, ProviderEvent, TrackKey } from '../providers/codec.js';
+import type { ProviderCodec, ProviderEvent, TrackKey } from '../protocol/codec.js';
 
 /** Receives the events of the tracks a stream owns on a socket. */
 export interface TrackOwner {

@@ -5,7 +5,7 @@
  */
 import { APIError, type APIError as APIErrorType } from '@livekit/agents';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { ProviderEvent, TrackKey } from '../../src/providers/codec.js';
+import type { ProviderEvent, TrackKey } from '../../src/protocol/codec.js';
 import { ResembleCodec } from '../../src/providers/resemble/codec.js';
 import type { ResembleTTS } from '../../src/index.js';
 import { ProviderSocket, type TrackOwner } from '../../src/transport/socket.js';

@@ -8,7 +8,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import { inspect } from 'node:util';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { FirstwordTTS } from '../../src/driver/base.js';
-import { providerUrl } from '../../src/transport/connect.js';
+import { providerUrl } from '../../src/protocol/connect.js';
 import { CartesiaTTS, ResembleTTS } from '../../src/index.js';
 import { startCartesiaServer } from '../../../../test/servers/cartesia-server.js';
 import { startResembleServer } from '../../../../test/servers/resemble-server.js';

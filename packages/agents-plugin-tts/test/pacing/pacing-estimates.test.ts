@@ -4,9 +4,10 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { type Chunk, sanitizeForSpeech } from '../../src/chunking/index.js';
 import { createPacedChunker } from '../../src/pacing/paced-chunker.js';
 import { PacingEstimates, ReplyTokens } from '../../src/pacing/pacing-estimates.js';
-import { pacingShape } from '../../src/providers/codec.js';
+import { pacingShape } from '../../src/protocol/codec.js';
 import { CartesiaTTS, ResembleTTS } from '../../src/index.js';
 import type { TimelineEvents } from '../../src/driver/timeline.js';
+import { observeTimeline } from '../../src/driver/timeline-observer.js';
 import { type CartesiaServer, startCartesiaServer } from '../../../../test/servers/cartesia-server.js';
 import { collect, speak, tokens } from '../driver/harness.js';
 
@@ -95,7 +96,7 @@ describe('PacingEstimates from a TTS timeline', () => {
   it('takes the first byte, speech per character of text read as written, and real-time factor', () => {
     const timeline = new EventEmitter<TimelineEvents>();
     const e = new PacingEstimates();
-    const stop = e.observe(timeline);
+    const stop = observeTimeline(e, timeline);
     const at = 1000;
     timeline.emit('chunk', { streamId: 's', segmentId: 's_0', index: 0, chunk: chunk('a'.repeat(50), 'clause'), at });
     timeline.emit('sent', { streamId: 's', segmentId: 's_0', track: 'k', text: 'a'.repeat(50), at });

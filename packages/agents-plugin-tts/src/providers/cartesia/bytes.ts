@@ -1,6 +1,6 @@
 import { APIConnectionError, type APIConnectOptions, DEFAULT_API_CONNECT_OPTIONS, shortuuid, tts } from '@livekit/agents';
 import { AudioFrame } from '@livekit/rtc-node';
-import { handshakeError } from '../../transport/connect.js';
+import { handshakeError } from '../../protocol/connect.js';
 import { PcmFrameSplitter } from '../../pcm/pcm-frames.js';
 import { Pcm16Reassembler } from '../../pcm/pcm.js';
 

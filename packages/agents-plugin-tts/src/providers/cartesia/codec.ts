@@ -1,9 +1,9 @@
 import { APIError, APIStatusError, shortuuid } from '@livekit/agents';
 import type { RawData, WebSocket } from 'ws';
 import { z } from 'zod';
-import { type ProviderCodec, type ProviderEvent, type SendChunk, type TrackKey, rawBytes } from '../codec.js';
-import { openWebSocket } from '../../transport/connect.js';
-import { createMessageParser } from '../message-parser.js';
+import { type ProviderCodec, type ProviderEvent, type SendChunk, type TrackKey, rawBytes } from '../../protocol/codec.js';
+import { openWebSocket } from '../../protocol/connect.js';
+import { createMessageParser } from '../../protocol/message-parser.js';
 
 const contextId = z.string().optional().nullable();
 const serverMessage = z.discriminatedUnion('type', [

@@ -1,9 +1,9 @@
 import { APIStatusError, log } from '@livekit/agents';
 import type { RawData, WebSocket } from 'ws';
 import { z } from 'zod';
-import { type ProviderCodec, type ProviderEvent, type SendChunk, type TrackKey, type TrackTiming, rawBytes } from '../codec.js';
-import { openWebSocket } from '../../transport/connect.js';
-import { createMessageParser } from '../message-parser.js';
+import { type ProviderCodec, type ProviderEvent, type SendChunk, type TrackKey, type TrackTiming, rawBytes } from '../../protocol/codec.js';
+import { openWebSocket } from '../../protocol/connect.js';
+import { createMessageParser } from '../../protocol/message-parser.js';
 
 /** Resemble refuses a request whose `data` is longer than this. */
 export const RESEMBLE_MAX_REQUEST_CHARS = 3000;
