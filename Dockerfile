@@ -14,12 +14,16 @@ WORKDIR /app
 # onnxruntime-node's postinstall not to download CUDA files (CPU inference needs none of them).
 ENV ONNXRUNTIME_NODE_INSTALL=skip
 COPY package.json package-lock.json ./
+COPY packages/agents-plugin-tts/package.json ./packages/agents-plugin-tts/
 RUN npm ci --no-audit --no-fund
-COPY tsconfig.json ./
+# The TTS plugin first (an npm workspace: packages/agents-plugin-tts/dist), then the application
+# against the plugin's declarations (tsconfig.build.json); rootDir keeps dist/ at the same depth as
+# src/ (paths relative to the project root hold).
+COPY tsconfig.json tsconfig.build.json ./
+COPY packages/agents-plugin-tts ./packages/agents-plugin-tts
+RUN npm run build:plugin
 COPY src ./src
-# Only src/ is in this stage, so the project's tsconfig compiles just the application;
-# rootDir keeps dist/ at the same depth as src/ (paths relative to the project root hold).
-RUN npx tsc -p tsconfig.json --noEmit false --outDir dist --rootDir src
+RUN npx tsc -p tsconfig.build.json
 
 # --- runtime ----------------------------------------------------------------------------------
 FROM node:20-bookworm-slim
@@ -27,7 +31,9 @@ ENV NODE_ENV=production
 WORKDIR /app
 ENV ONNXRUNTIME_NODE_INSTALL=skip
 COPY package.json package-lock.json ./
+COPY packages/agents-plugin-tts/package.json ./packages/agents-plugin-tts/
 RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
+COPY --from=build /app/packages/agents-plugin-tts/dist ./packages/agents-plugin-tts/dist
 COPY --from=build /app/dist ./dist
 # the browser page, for `docker run ... firstword node dist/web/main.js`
 COPY web ./web
