@@ -151,6 +151,27 @@ describe('cartesia codec on the wire', () => {
     expect(server().httpRequests[0]!.body.transcript).toBe('One request over HTTP.');
     expect(samples).toBeGreaterThan(0);
   });
+
+  // synthesize() sends its text as stream() does: lone surrogates and control characters never
+  // reach /tts/bytes (a provider's UTF-8 decoder may refuse the whole request over one).
+  it('synthesize() cleans its text for the wire as stream() does', async () => {
+    fx = await fixtures.cartesia();
+    engine = fx.make({ speech: false }) as CartesiaTTS;
+    for await (const ev of engine.synthesize('Hello \uD800there\u0007 friend\u001B[31m.')) void ev;
+    const transcript = server().httpRequests[0]!.body.transcript as string;
+    expect(transcript).not.toMatch(/[\uD800-\uDFFF\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]/);
+    expect(transcript.replace(/\s+/g, ' ')).toBe('Hello there friend.');
+  });
+
+  it('synthesize() frames its audio at the configured frameMs, as stream() does', async () => {
+    fx = await fixtures.cartesia();
+    engine = fx.make({ frameMs: 10 }) as CartesiaTTS;
+    const lengths: number[] = [];
+    for await (const ev of engine.synthesize('Ten millisecond frames, please.')) lengths.push(ev.frame.samplesPerChannel);
+    expect(lengths.length).toBeGreaterThan(2);
+    // Every frame but the last is 10 ms long.
+    expect(new Set(lengths.slice(0, -1))).toEqual(new Set([engine.sampleRate / 100]));
+  });
 });
 
 describe('cartesia contexts that open without words, go idle or stall', () => {

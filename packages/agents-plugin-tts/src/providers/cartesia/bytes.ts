@@ -11,19 +11,28 @@ export interface BytesRequest {
   headers: Record<string, string>;
 }
 
-/** Cartesia's `synthesize()`: one `/tts/bytes` request, its body streamed back as 20 ms frames. */
+/** Cartesia's `synthesize()`: one `/tts/bytes` request, its body streamed back as frames of `frameMs`. */
 export class CartesiaBytesStream extends tts.ChunkedStream {
   readonly label = 'firstword.cartesia.ChunkedStream';
   #request: BytesRequest;
   #sampleRate: number;
   #timeoutMs: number;
+  #samplesPerFrame: number;
   /** Samples delivered by earlier attempts (kept across the base class's retries). */
   #delivered = 0;
 
-  constructor(text: string, owner: tts.TTS, request: BytesRequest, connOptions?: APIConnectOptions, abortSignal?: AbortSignal) {
+  constructor(
+    text: string,
+    owner: tts.TTS,
+    request: BytesRequest,
+    frameMs: number,
+    connOptions?: APIConnectOptions,
+    abortSignal?: AbortSignal,
+  ) {
     super(text, owner, connOptions, abortSignal);
     this.#request = request;
     this.#sampleRate = owner.sampleRate;
+    this.#samplesPerFrame = Math.round((owner.sampleRate * frameMs) / 1000);
     this.#timeoutMs = connOptions?.timeoutMs ?? DEFAULT_API_CONNECT_OPTIONS.timeoutMs;
   }
 
@@ -51,7 +60,7 @@ export class CartesiaBytesStream extends tts.ChunkedStream {
       throw handshakeError({ provider: 'Cartesia', keyEnvName: 'CARTESIA_API_KEY', headers }, res.status, await res.text().catch(() => ''));
     }
     const requestId = shortuuid('fwbytes_');
-    const bytes = new PcmFrameSplitter(this.#sampleRate, 1, Math.round(this.#sampleRate / 50));
+    const bytes = new PcmFrameSplitter(this.#sampleRate, 1, this.#samplesPerFrame);
     const pcm = new Pcm16Reassembler();
     // A retry after a broken body re-synthesizes the text: skip what an earlier attempt delivered.
     let skip = this.#delivered;

@@ -1,5 +1,6 @@
 import type { APIConnectOptions, tts } from '@livekit/agents';
 import { FirstwordTTS } from '../../driver/base.js';
+import { speakableText } from '../../driver/request-text.js';
 import { CartesiaBytesStream } from './bytes.js';
 import { CartesiaCodec } from './codec.js';
 import { FIRSTWORD_TTS_DEFAULTS, type FirstwordTTSOptions, checkSharedOptions, driverOptions, endpoint } from '../../driver/options.js';
@@ -38,6 +39,7 @@ export class CartesiaTTS extends FirstwordTTS {
   readonly label = 'firstword.cartesia.TTS';
   #codec: CartesiaCodec;
   #prepareText: ((text: string) => string) | undefined;
+  #frameMs: number;
 
   constructor(opts: Partial<CartesiaTTSOptions> = {}) {
     const merged: CartesiaTTSOptions = { ...CARTESIA_DEFAULTS, voice: '', ...opts };
@@ -60,15 +62,21 @@ export class CartesiaTTS extends FirstwordTTS {
     super(codec, driver, merged.pool, { alignedTranscript: merged.wordTimestamps }, merged.connectionBudget);
     this.#codec = codec;
     this.#prepareText = driver.prepareText;
+    this.#frameMs = driver.frameMs;
   }
 
   override get model(): string {
     return this.#codec.model;
   }
 
-  /** One HTTP request for the whole text (`/tts/bytes`), streamed back as frames. */
+  /**
+   * One HTTP request for the whole text (`/tts/bytes`), streamed back as frames of `frameMs`. The
+   * text is cleaned for the wire (`speakableText`) before it is prepared, as every piece
+   * `stream()` sends is.
+   */
   override synthesize(text: string, connOptions?: APIConnectOptions, abortSignal?: AbortSignal): tts.ChunkedStream {
-    const request = this.#codec.bytesRequest(this.#prepareText ? this.#prepareText(text) : text);
-    return new CartesiaBytesStream(text, this, request, connOptions, abortSignal);
+    const speakable = speakableText(text);
+    const request = this.#codec.bytesRequest(this.#prepareText ? this.#prepareText(speakable) : speakable);
+    return new CartesiaBytesStream(text, this, request, this.#frameMs, connOptions, abortSignal);
   }
 }
