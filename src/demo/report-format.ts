@@ -66,6 +66,7 @@ export function formatReport(turns: readonly TurnReport[], info: RunInfo): strin
       out.push(`  #${i + 1} sent ${ms(r.sentMs)}, first byte ${ms(r.firstByteMs)}, ${played}: ${JSON.stringify(r.text)}`);
     }
     for (const ack of turn.acks) out.push(`  acknowledgement played ${ms(ack.startMs)}–${ms(ack.endMs)}`);
+    for (const other of turn.otherAudio) out.push(`  other agent audio played ${ms(other.startMs)}–${ms(other.endMs)} (not this reply)`);
     if (turn.interruptRequestedMs !== undefined) out.push(`  interrupted (barge-in) at ${ms(turn.interruptRequestedMs)}`);
     if (turn.wav) out.push(`  audio: ${turn.wav}`);
   }

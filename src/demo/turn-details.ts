@@ -53,6 +53,11 @@ export interface DemoTurnReport extends TurnReport {
   /** The acknowledgements the caller heard, each from its first to its last played sample. */
   acks: { startMs: number; endMs: number }[];
   /**
+   * Other agent audio heard during the turn, neither acknowledgement nor this reply: an earlier
+   * reply still playing, or one started while the caller only paused.
+   */
+  otherAudio: { startMs: number; endMs: number }[];
+  /**
    * The turn's first audio, the one figure the title, the table and the text all show: first
    * sound (acknowledgement or reply) and first content (the reply). Spoken turns: measured on
    * the recording from the caller's last voiced sample; typed turns: the turn budget's figures.
@@ -181,8 +186,13 @@ export function demoTurnReport(
   const zero = caller?.endOfSpeechAt ?? report.at;
   const rel = (at: number | undefined) => (at === undefined ? undefined : round(at - zero));
   const isAck = (segment: RecordedSegment) => caller?.ackSegments.includes(segment) ?? false;
-  // Requests are laid out over the reply's audio only: an acknowledgement before it is not theirs.
-  const reply = segments.filter((s) => !isAck(s));
+  // Requests are laid out over the reply's audio only: neither an acknowledgement nor audio that
+  // began before the reply's first frame existed (an earlier reply still playing when the caller
+  // spoke again) is theirs.
+  const replyFrame = report.stamps.ttsFirstFrame ?? report.stamps.playbackStarted;
+  const replyFrom = replyFrame === undefined ? Number.NEGATIVE_INFINITY : report.at + replyFrame - FRAME_CLOCK_SLACK_MS;
+  const isReply = (segment: RecordedSegment) => !isAck(segment) && (segment.startedAt ?? Number.POSITIVE_INFINITY) >= replyFrom;
+  const reply = segments.filter(isReply);
   const play = playbackClock(reply);
   const tts = events.tts;
   return {
@@ -200,10 +210,11 @@ export function demoTurnReport(
       releasedMs: rel(ev.at)!,
     })),
     requests: tts ? requestReports(tts, play, rel) : [],
-    acks: segments.filter(isAck).flatMap((s) => {
-      const span = playedSpan(s);
-      return span ? [{ startMs: rel(span.from)!, endMs: rel(span.to)! }] : [];
-    }),
+    acks: spansOf(segments.filter(isAck), rel),
+    otherAudio: spansOf(
+      segments.filter((s) => !isAck(s) && !isReply(s)),
+      rel,
+    ),
     firstAudio: caller
       ? { soundMs: caller.spoken.firstSoundMs, contentMs: caller.spoken.firstContentMs }
       : { soundMs: report.firstSoundMs ?? report.firstContentMs, contentMs: report.firstContentMs },
@@ -217,6 +228,16 @@ export function demoTurnReport(
     interruptRequestedMs: rel(turn.interruptRequestedAt),
     ...(caller ? { spoken: caller.spoken } : {}),
   };
+}
+
+/** A stamp and a segment's start are both read from the timeline clock, a moment apart at most. */
+const FRAME_CLOCK_SLACK_MS = 5;
+
+function spansOf(segments: readonly RecordedSegment[], rel: (at: number | undefined) => number | undefined): { startMs: number; endMs: number }[] {
+  return segments.flatMap((s) => {
+    const span = playedSpan(s);
+    return span ? [{ startMs: rel(span.from)!, endMs: rel(span.to)! }] : [];
+  });
 }
 
 /** When a segment's first sample played and its last played one ended (cut short by a barge-in). */

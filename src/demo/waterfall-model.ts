@@ -7,7 +7,7 @@
 import type { RunInfo } from './report-format.js';
 import type { DemoTurnReport as TurnReport } from './turn-details.js';
 
-export type SpanKind = 'llm' | 'waiting' | 'pending' | 'playing' | 'ack' | 'gap';
+export type SpanKind = 'llm' | 'waiting' | 'pending' | 'playing' | 'ack' | 'other' | 'gap';
 export type PointKind = 'token' | 'chunk' | 'sent' | 'firstByte';
 export type MarkerKind = 'firstSound' | 'firstContent' | 'bargeIn';
 
@@ -119,7 +119,7 @@ function requestRow(request: TurnReport['requests'][number], i: number): Waterfa
 }
 
 function heardRow(turn: TurnReport): WaterfallRow {
-  const spans = turn.acks.map((a) => span('ack', a.startMs, a.endMs));
+  const spans = [...turn.otherAudio.map((a) => span('other', a.startMs, a.endMs)), ...turn.acks.map((a) => span('ack', a.startMs, a.endMs))];
   const { startMs, endMs } = turn.audio;
   if (startMs !== undefined && endMs !== undefined) spans.push(span('playing', startMs, endMs));
   for (const gap of turn.audio.gaps) spans.push(span('gap', gap.atMs, gap.atMs + gap.ms));

@@ -24,6 +24,7 @@ const COLORS = {
   firstByte: '#5f3dc4',
   playing: '#2f9e44',
   ack: '#0c8599',
+  other: '#b2f2bb',
   gap: '#e03131',
   grid: '#e9ecef',
   zero: '#495057',
@@ -37,6 +38,7 @@ const SPAN_COLORS: Record<SpanKind, string> = {
   pending: COLORS.waiting,
   playing: COLORS.playing,
   ack: COLORS.ack,
+  other: COLORS.other,
   gap: COLORS.gap,
 };
 const MARKER_COLORS: Record<MarkerKind, string> = { firstSound: COLORS.ack, firstContent: COLORS.playing, bargeIn: COLORS.gap };
@@ -169,6 +171,7 @@ function legend(x0: number, y: number, spoken: boolean): string {
     [COLORS.waiting, 'request sent → waiting', 'box'],
     [COLORS.firstByte, 'first byte', 'box'],
     [COLORS.playing, 'playing', 'box'],
+    [COLORS.other, 'other agent audio', 'box'],
     [COLORS.gap, 'gap / barge-in', 'box'],
     ...(spoken ? MARKER_LEGEND_SPOKEN : MARKER_LEGEND_TYPED),
   ];

@@ -38,7 +38,7 @@ const TYPED_INFO: RunInfo = { llm: 'replay', llmReplayed: true, tts: 'local', sa
  * early acknowledgement plays 330–730 ms after it, before the turn is decided (380 ms); the reply
  * from 1025 ms, two requests back to back.
  */
-function spokenTurn(): DemoTurnReport {
+function spokenTurn(earlier: RecordedSegment[] = []): DemoTurnReport {
   const endOfSpeechAt = 10_000;
   const report = buildTurnReport({
     turn: 1,
@@ -68,7 +68,7 @@ function spokenTurn(): DemoTurnReport {
     llmDoneAt: 10_550,
     tts: tts({ sent: [['a', 10_565], ['b', 10_600]], firstBytes: [['a', 10_700], ['b', 10_900]], done: [['a', 400], ['b', 600]] }),
   };
-  return demoTurnReport(report, { name: 'en', prompt: 'Hello?' }, events, [ack, reply], {
+  return demoTurnReport(report, { name: 'en', prompt: 'Hello?' }, events, [...earlier, ack, reply], {
     endOfSpeechAt,
     ackSegments: [ack],
     spoken: { sttFinalAfterMs: 150, firstSoundMs: 330, firstContentMs: 1025, falseEnds: 0, fromEndOfSpeech: fromEndOfSpeech(report, endOfSpeechAt) },
@@ -134,6 +134,25 @@ describe('a spoken turn on the caller’s clock', () => {
     expect(svg).toContain(CALLER_AXIS_LABEL);
     expect(svg).toContain('acknowledgement');
     expect(svg).not.toContain(TYPED_AXIS_LABEL);
+  });
+});
+
+describe('a spoken turn heard over an earlier reply', () => {
+  it('keeps audio that began before this reply existed out of its requests, and shows it as other audio', () => {
+    // The previous reply was still playing from 500 ms before the caller's end of speech.
+    const turn = spokenTurn([segment(9, 9_500, 10)]);
+    expect(turn.requests.map((r) => [r.playStartMs, r.playEndMs])).toEqual([
+      [1025, 1425],
+      [1425, 2025],
+    ]);
+    expect(turn.otherAudio).toEqual([{ startMs: -500, endMs: 500 }]);
+    const table = formatReport([turn], SPOKEN_INFO);
+    expect(table).toContain('other agent audio played -500–500 (not this reply)');
+    expect(table).not.toMatch(/#\d+ .*played -/);
+    const model = waterfallModel([turn], SPOKEN_INFO);
+    expect(model.axis.startMs).toBeLessThanOrEqual(-500);
+    const heard = model.panels[0]!.rows.find((r) => r.label.startsWith('heard'))!;
+    expect(heard.spans.filter((s) => s.kind === 'other')).toEqual([{ kind: 'other', fromMs: -500, toMs: 500 }]);
   });
 });
 
