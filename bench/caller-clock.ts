@@ -1,6 +1,6 @@
 /**
  * `npm run bench:caller-clock [-- --turns N]`: does the worker's caller's-clock figure agree with
- * what a caller in a real room measures? (issue #17, item 6)
+ * what a caller in a real room measures?
  *
  * Brings up the real stack (livekit-server in its namespace, the production worker, the Cartesia
  * and OpenAI fakes) and takes N spoken turns with the rtc-node caller of the room tests

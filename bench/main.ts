@@ -184,7 +184,7 @@ async function main(): Promise<number> {
     for (const line of notes) log(`  ${line}`);
   }
   log('');
-  log('Targets (issues 7 and 18):');
+  log('Targets (first audio against the peers, and no silence after the first word):');
   for (const check of checkTargets(rows, load)) {
     log(`  ${check.pass === undefined ? '    ' : check.pass ? 'PASS' : 'MISS'}  ${check.target}: ${check.value}`);
   }

@@ -37,7 +37,7 @@ export const STRATEGY_NOTES: Record<StrategyName, string> = {
   sentence: 'a request at every sentence end (firstword driver, sentence policy)',
   'livekit-cartesia': 'official @livekit/agents-plugin-cartesia 1.8.1 stream() (Cartesia only)',
   firstword: 'firstword CartesiaTTS / ResembleTTS, asymmetric chunking, paced (the default)',
-  'firstword-eager': 'firstword without the pacer (chunking.pacing false): the first clause always alone, as before issue 18',
+  'firstword-eager': 'firstword without the pacer (chunking.pacing false): the first clause always alone, the default before the pacer',
   'firstword-min3': 'experiment: firstword-eager with firstChunkMinWords 3 (the older default: "Sure," / "네." merge forward)',
   ...(Object.fromEntries(Object.entries(PYTHON_PEERS).map(([name, peer]) => [name, peer.note])) as Record<PythonPeerName, string>),
 };

@@ -62,7 +62,7 @@ export function createTurnTimer() {
 
   return {
     userSpeaking(speaking, at) {
-      // Talking again (or over the agent) restarts the wait: only the last stop counts.
+      // Talking again (or over the agent) restarts the wait: only the last end of speech counts.
       if (speaking) userStoppedAt = null;
       else if (!agentAudible) userStoppedAt = at;
     },

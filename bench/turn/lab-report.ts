@@ -5,7 +5,7 @@
 import { percentile } from '../playout.js';
 import type { TurnSetting, UtteranceResult } from './turn-sim.js';
 
-/** The targets of issue #17: false ends on at most 2% of pauses up to 700 ms; commit ≤ ~450 ms when over. */
+/** The turn-taking targets: false ends on at most 2% of pauses up to 700 ms; commit ≤ ~450 ms when the caller is done. */
 export const FALSE_END_TARGET = 0.02;
 export const SHORT_PAUSE_MS = 700;
 export const COMMIT_TARGET_MS = 450;

@@ -15,21 +15,21 @@ export const CONFIG_DEFAULTS = {
   /** Resemble documents 20 parallel connections per API key (Cartesia: 10x the plan's concurrency). */
   maxSocketsPerKey: 20,
   chunkPolicy: 'asymmetric',
-  /** bench:turn: the caller's first sound p50 327 ms with `early`, 627 ms (the reply) without. */
+  /** The caller hears an acknowledgement at the predicted end of the turn, long before the reply (docs/latency.md). */
   ackMode: 'early' as AckMode,
   ackSlowMs: 600,
-  /** bench:room: 500 (the framework's) → silent 691 ms p50 after the caller starts; 150 → 334 ms; 100 → 310 ms. */
+  /**
+   * The framework's 500 ms of caller speech before a barge-in keeps the agent talking over the
+   * caller; 150 stops it about twice as fast without stopping on a cough (figures: docs/latency.md).
+   */
   bargeInMinSpeechMs: 150,
   /**
-   * Chosen by `npm run bench:turn`, the offline turn lab and the room tests (README, "The
-   * caller's clock"): silence 250 ms → first sound p50 327 ms over 80 spoken turns (200: 288, but
-   * in a real room with OpenAI's realtime STT, which commits its audio at each VAD end of speech,
-   * 200 split a caller's 4 s sentence into two turns; 300: 386 on a third of the turns; Silero's
-   * 550 with the framework's endpointing: 825), false ends only at pauses after already-whole
-   * sentences (7.8 % of pauses ≤ 700 ms, the same at 200); minDelay 300 costs nothing (the reply's
-   * audio is ready ~620 ms after the end of speech anyway); maxDelay 1500 waits out a 1 s pause
-   * (1000 turned every clear 1 s pause into a false end in the lab) without making a finished turn
-   * the detector misjudges wait 2.5 s.
+   * Turn taking: Silero's end of speech after a short silence, then the transcript detector
+   * decides whether the words make a whole turn. A shorter silence split real callers' sentences
+   * into two turns; a longer one only adds to every wait. `minDelayMs` costs nothing because the
+   * reply's audio is not ready sooner anyway; `maxDelayMs` waits out a 1 s pause after unfinished
+   * words without making a misjudged finished turn wait long. How each value was chosen, with the
+   * figures: docs/latency.md, "Why the defaults".
    */
   turn: { silenceMs: 250, minDelayMs: 300, maxDelayMs: 1500, detector: 'transcript', preemptive: true } satisfies TurnSettings as TurnSettings,
   metricsHost: '127.0.0.1' as MetricsHost,

@@ -35,7 +35,7 @@ async function main(argv: string[]): Promise<number> {
   });
   process.stdout.write(`\n${result.table}\n\n`);
   process.stdout.write(`Report: ${result.files.reportJson}\nWaterfall: ${result.files.waterfallPng}\n`);
-  if (result.turns.some((t) => t.firstContentMs === undefined)) {
+  if (result.turns.some((t) => t.firstAudio.contentMs === undefined)) {
     process.stderr.write('Some turns produced no audio; see the report above.\n');
     return 1;
   }

@@ -13,7 +13,7 @@ export interface RunInfo {
 
 const COLUMNS: { title: string; value: (t: TurnReport) => string }[] = [
   { title: 'turn', value: (t) => t.name },
-  { title: 'first audio', value: (t) => ms(t.firstContentMs) },
+  { title: 'first audio', value: (t) => ms(t.firstAudio.contentMs) },
   { title: 'LLM 1st token', value: (t) => ms(t.stamps.llmFirstToken) },
   { title: '1st chunk', value: (t) => ms(t.stamps.ttsFirstChunk) },
   { title: '1st send', value: (t) => ms(t.stamps.ttsFirstSend) },
@@ -28,8 +28,8 @@ const COLUMNS: { title: string; value: (t: TurnReport) => string }[] = [
 /** Spoken turns: every figure on the caller's clock, from the last voiced sample of their speech. */
 const SPOKEN_COLUMNS: { title: string; value: (t: TurnReport) => string }[] = [
   { title: 'turn', value: (t) => t.name },
-  { title: 'first sound', value: (t) => ms(t.spoken?.firstSoundMs) },
-  { title: 'first content', value: (t) => ms(t.spoken?.firstContentMs) },
+  { title: 'first sound', value: (t) => ms(t.firstAudio.soundMs) },
+  { title: 'first content', value: (t) => ms(t.firstAudio.contentMs) },
   { title: 'VAD end', value: (t) => ms(t.spoken?.fromEndOfSpeech.vadEndOfSpeech) },
   { title: 'STT final', value: (t) => ms(t.spoken?.fromEndOfSpeech.sttFinal) },
   { title: 'turn decided', value: (t) => ms(t.spoken?.fromEndOfSpeech.turnDecided) },
@@ -65,6 +65,8 @@ export function formatReport(turns: readonly TurnReport[], info: RunInfo): strin
       const played = r.playStartMs === undefined ? 'not played' : `played ${ms(r.playStartMs)}–${ms(r.playEndMs)}`;
       out.push(`  #${i + 1} sent ${ms(r.sentMs)}, first byte ${ms(r.firstByteMs)}, ${played}: ${JSON.stringify(r.text)}`);
     }
+    for (const ack of turn.acks) out.push(`  acknowledgement played ${ms(ack.startMs)}–${ms(ack.endMs)}`);
+    for (const other of turn.otherAudio) out.push(`  other agent audio played ${ms(other.startMs)}–${ms(other.endMs)} (not this reply)`);
     if (turn.interruptRequestedMs !== undefined) out.push(`  interrupted (barge-in) at ${ms(turn.interruptRequestedMs)}`);
     if (turn.wav) out.push(`  audio: ${turn.wav}`);
   }
@@ -75,8 +77,8 @@ export function formatReport(turns: readonly TurnReport[], info: RunInfo): strin
 export function reportJson(turns: readonly TurnReport[], info: RunInfo): string {
   const stamps = Object.fromEntries(TYPED_TURN_STAMPS.map((s) => [s, STAMP_LABELS[s]]));
   const units = info.stt
-    ? "stamps: ms since the turn was decided (the turn budget's zero, as in the worker's turn log); spoken: ms since the caller's last voiced sample"
-    : "ms since the typed turn was sent (the turn budget's zero, as in the worker's turn log)";
+    ? "stamps and stages: ms since the turn was decided (the turn budget's, as in the worker's turn log); every other time, firstAudio and spoken: ms since the caller's last voiced sample"
+    : "ms since the typed turn was sent (the turn budget's zero, as in the worker's turn log); firstAudio is the budget's first sound and first content";
   return `${JSON.stringify({ run: info, units, stamps, turns }, null, 2)}\n`;
 }
 

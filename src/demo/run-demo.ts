@@ -121,7 +121,7 @@ export async function runDemo(opts: DemoRunOptions): Promise<DemoRunResult> {
       const report = demoTurnReport(played.report, { ...turn, interruptRequestedAt: played.interruptRequestedAt }, details.eventsFor(played.report), played.segments);
       turns.push(report);
       heard.push(played.segments);
-      log(report.firstContentMs === undefined ? '  no audio was played' : `  first audio after ${Math.round(report.firstContentMs)} ms`);
+      log(report.firstAudio.contentMs === undefined ? '  no audio was played' : `  first audio after ${Math.round(report.firstAudio.contentMs)} ms`);
     }
     return await writeOutputs(turns, info, opts.outDir, heard);
   } finally {

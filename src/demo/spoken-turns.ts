@@ -62,18 +62,21 @@ export async function runSpokenTurns(opts: SpokenDemoOptions): Promise<{ turns: 
         opts.log('  no reply was reported for this turn');
         continue;
       }
-      const report = demoTurnReport(result.report, turn, details.eventsFor(result.report), result.segments);
-      report.spoken = {
-        sttFinalAfterMs: opts.sttFinalAfterMs,
-        firstSoundMs: round(result.firstSoundMs),
-        firstContentMs: round(result.firstContentMs),
-        falseEnds: result.falseEnds,
-        fromEndOfSpeech: fromEndOfSpeech(result.report, result.endOfSpeechAt),
-      };
+      const report = demoTurnReport(result.report, turn, details.eventsFor(result.report), result.segments, {
+        endOfSpeechAt: result.endOfSpeechAt,
+        ackSegments: result.ackSegments,
+        spoken: {
+          sttFinalAfterMs: opts.sttFinalAfterMs,
+          firstSoundMs: round(result.firstSoundMs),
+          firstContentMs: round(result.firstContentMs),
+          falseEnds: result.falseEnds,
+          fromEndOfSpeech: fromEndOfSpeech(result.report, result.endOfSpeechAt),
+        },
+      });
       turns.push(report);
       heard.push(result.segments);
       opts.log(
-        `  caller's clock: first sound ${show(result.firstSoundMs)}, first content ${show(result.firstContentMs)} after the last voiced sample` +
+        `  caller's clock: first sound ${show(report.firstAudio.soundMs)}, first content ${show(report.firstAudio.contentMs)} after the last voiced sample` +
           (result.falseEnds > 0 ? ` — the agent spoke ${result.falseEnds}× while the caller only paused` : ''),
       );
     }

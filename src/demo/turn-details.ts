@@ -36,7 +36,11 @@ export interface RequestReport {
   playEndMs?: number;
 }
 
-/** Times are ms from the report's zero (`report.at`: the typed turn's request). */
+/**
+ * The demo's own times (tokens, chunks, requests, acknowledgements, audio, barge-in) are ms from
+ * the turn's zero: the typed turn's request, or on a spoken turn the caller's last voiced sample
+ * (the caller's clock, as the table). `stamps` stay the turn budget's, as the worker logs them.
+ */
 export interface DemoTurnReport extends TurnReport {
   name: string;
   prompt: string;
@@ -46,9 +50,24 @@ export interface DemoTurnReport extends TurnReport {
   llm: { tokenMs: number[]; doneMs?: number };
   chunks: { index: number; text: string; range: [number, number]; reason: string; releasedMs: number }[];
   requests: RequestReport[];
+  /** The acknowledgements the caller heard, each from its first to its last played sample. */
+  acks: { startMs: number; endMs: number }[];
+  /**
+   * Other agent audio heard during the turn, neither acknowledgement nor this reply: an earlier
+   * reply still playing, or one started while the caller only paused.
+   */
+  otherAudio: { startMs: number; endMs: number }[];
+  /**
+   * The turn's first audio, the one figure the title, the table and the text all show: first
+   * sound (acknowledgement or reply) and first content (the reply). Spoken turns: measured on
+   * the recording from the caller's last voiced sample; typed turns: the turn budget's figures.
+   */
+  firstAudio: { soundMs?: number; contentMs?: number };
   audio: {
     capturedMs: number;
     playedMs: number;
+    /** When the reply started playing. */
+    startMs?: number;
     /** When playback stopped. */
     endMs?: number;
     gaps: { atMs: number; ms: number }[];
@@ -144,15 +163,37 @@ export class TurnDetails {
   }
 }
 
-/** The budget's report of a demo turn, extended with its detail. */
+/** A spoken turn as the caller heard it (src/spoken): its zero and which audio was an acknowledgement. */
+export interface CallerHeard {
+  /** The caller's last voiced sample (timeline clock): the zero of the demo's times. */
+  endOfSpeechAt: number;
+  /** The turn's segments that were acknowledgements; the rest is the reply. */
+  ackSegments: readonly RecordedSegment[];
+  spoken: SpokenTimes;
+}
+
+/**
+ * The budget's report of a demo turn, extended with its detail. `segments` is everything the
+ * caller heard in the turn; on a spoken turn `caller` says which of it was an acknowledgement.
+ */
 export function demoTurnReport(
   report: TurnReport,
   turn: { name: string; prompt: string; interruptRequestedAt?: number },
   events: TurnEvents,
   segments: readonly RecordedSegment[],
+  caller?: CallerHeard,
 ): DemoTurnReport {
-  const rel = (at: number | undefined) => (at === undefined ? undefined : round(at - report.at));
-  const play = playbackClock(segments);
+  const zero = caller?.endOfSpeechAt ?? report.at;
+  const rel = (at: number | undefined) => (at === undefined ? undefined : round(at - zero));
+  const isAck = (segment: RecordedSegment) => caller?.ackSegments.includes(segment) ?? false;
+  // Requests are laid out over the reply's audio only: neither an acknowledgement nor audio that
+  // began before the reply's first frame existed (an earlier reply still playing when the caller
+  // spoke again) is theirs.
+  const replyFrame = report.stamps.ttsFirstFrame ?? report.stamps.playbackStarted;
+  const replyFrom = replyFrame === undefined ? Number.NEGATIVE_INFINITY : report.at + replyFrame - FRAME_CLOCK_SLACK_MS;
+  const isReply = (segment: RecordedSegment) => !isAck(segment) && (segment.startedAt ?? Number.POSITIVE_INFINITY) >= replyFrom;
+  const reply = segments.filter(isReply);
+  const play = playbackClock(reply);
   const tts = events.tts;
   return {
     ...report,
@@ -169,14 +210,43 @@ export function demoTurnReport(
       releasedMs: rel(ev.at)!,
     })),
     requests: tts ? requestReports(tts, play, rel) : [],
+    acks: spansOf(segments.filter(isAck), rel),
+    otherAudio: spansOf(
+      segments.filter((s) => !isAck(s) && !isReply(s)),
+      rel,
+    ),
+    firstAudio: caller
+      ? { soundMs: caller.spoken.firstSoundMs, contentMs: caller.spoken.firstContentMs }
+      : { soundMs: report.firstSoundMs ?? report.firstContentMs, contentMs: report.firstContentMs },
     audio: {
       capturedMs: round(sum(segments.map((s) => s.durationMs))),
       playedMs: round(sum(segments.map((s) => s.playedMs))),
+      startMs: rel(reply.find((s) => s.startedAt !== undefined)?.startedAt),
       endMs: rel(play.endAt),
       gaps: segments.flatMap((s) => s.gaps.map((g) => ({ atMs: rel(g.at)!, ms: round(g.ms) }))),
     },
     interruptRequestedMs: rel(turn.interruptRequestedAt),
+    ...(caller ? { spoken: caller.spoken } : {}),
   };
+}
+
+/** A stamp and a segment's start are both read from the timeline clock, a moment apart at most. */
+const FRAME_CLOCK_SLACK_MS = 5;
+
+function spansOf(segments: readonly RecordedSegment[], rel: (at: number | undefined) => number | undefined): { startMs: number; endMs: number }[] {
+  return segments.flatMap((s) => {
+    const span = playedSpan(s);
+    return span ? [{ startMs: rel(span.from)!, endMs: rel(span.to)! }] : [];
+  });
+}
+
+/** When a segment's first sample played and its last played one ended (cut short by a barge-in). */
+function playedSpan(segment: RecordedSegment): { from: number; to: number } | undefined {
+  const first = segment.frames[0];
+  const last = segment.frames.at(-1);
+  if (!first || !last) return undefined;
+  const end = last.playAt + last.durationMs;
+  return { from: first.playAt, to: segment.interrupted && segment.finishedAt !== undefined ? Math.min(end, segment.finishedAt) : end };
 }
 
 /**

@@ -11,8 +11,8 @@
  * as the agent buffer's target (`jitterBufferTargetDelay`), what the same libwebrtc buffer aims
  * at for this network without the agent's load — a browser and rtc-node share it. The round trip
  * is the agent's own to the SFU: a caller farther from the SFU than the agent adds the difference,
- * so for remote callers the legs are a lower bound. (What this gave in rooms: README, "The
- * caller's clock".)
+ * so for remote callers the legs are a lower bound. (How close this came in rooms:
+ * docs/latency.md.)
  */
 import type { Room } from '@livekit/rtc-node';
 

@@ -53,6 +53,8 @@ export interface SpokenTurn {
   draftsDiscarded: number;
   acks: EarlyAckAttempt[];
   segments: RecordedSegment[];
+  /** Which of `segments` were acknowledgements (the rest is the reply, or a false end's audio). */
+  ackSegments: RecordedSegment[];
   /** CPU time of this process over the turn (user + system), ms. */
   cpuMs: number;
 }
@@ -144,6 +146,7 @@ export class SpokenSession {
         draftsDiscarded: generations.filter((g) => g.cancelled && g.id !== reply).length,
         acks,
         segments,
+        ackSegments: segments.filter(isAck),
         cpuMs: (cpu.user + cpu.system) / 1000,
       };
     } finally {

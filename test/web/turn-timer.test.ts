@@ -26,7 +26,7 @@ describe('turn timer (page)', () => {
     expect(timer.agentSpeaking(true, 1800)).toMatchObject({ turn: 1, ms: 300 });
   });
 
-  it('uses the last stop when the user pauses and resumes', () => {
+  it('times from the last end of speech when the user pauses and resumes', () => {
     const timer = createTurnTimer();
     timer.userSpeaking(false, 1000);
     timer.userSpeaking(true, 1200);

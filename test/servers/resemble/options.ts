@@ -94,7 +94,7 @@ export interface ResembleServerOptions {
   /**
    * Bursty delivery (rtf still applies): frames in groups of `framesPerBurst`, groups at least
    * `gapMs` apart; or `audioMs` of audio, then `gapMs` of nothing, and so on (Resemble is reported
-   * to deliver in bursts with 300-450 ms gaps; provider-fidelity finding 6).
+   * to deliver in bursts with 300-450 ms gaps; docs/providers.md, part A).
    */
   burst?: BurstPattern;
   /** Stream all queued requests of a connection at once, frames interleaved. @defaultValue false (strict FIFO) */

@@ -3,8 +3,8 @@ import { AudioFrame } from '@livekit/rtc-node';
 /**
  * Cuts a stream of PCM_16 bytes into fixed-length AudioFrames: the `write`/`flush` contract of
  * `AudioByteStream` from @livekit/agents, which rebuilds its whole buffer with array spreads on
- * every write (`new Int8Array([...buf, ...bytes])`) — measured at ~80% of the driver's CPU with
- * 100 concurrent streams. Here each byte is copied once, into the frame that owns it.
+ * every write (`new Int8Array([...buf, ...bytes])`), which took most of the driver's CPU with many
+ * concurrent streams (docs/benchmarks). Here each byte is copied once, into the frame that owns it.
  */
 export class PcmFrameSplitter {
   readonly #sampleRate: number;

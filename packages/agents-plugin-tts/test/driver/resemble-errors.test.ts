@@ -1,6 +1,6 @@
 /**
- * Resemble error frames as the live service sends them (docs/providers.md A.8; provider-fidelity
- * finding 4): `BadJSON` without `request_id`, errors without `status_code`, `DBCacheError` for a
+ * Resemble error frames as the live service sends them (docs/providers.md A.8 and
+ * docs/provider-fidelity.md): `BadJSON` without `request_id`, errors without `status_code`, `DBCacheError` for a
  * model the voice (or the plan) lacks, and `Unauthorized` for a plan without WebSocket streaming.
  */
 import { APIError, type APIError as APIErrorType } from '@livekit/agents';

@@ -10,11 +10,10 @@ export const RESEMBLE_MAX_REQUEST_CHARS = 3000;
 
 /**
  * Audio gathered before a stream's first frame: Resemble is reported to deliver in bursts with
- * 300-450 ms gaps (provider-fidelity finding 6). Chosen by `npm run bench:jitter` on the test
- * server's bursts (N ms of audio then an N ms gap, N = 300 and 450): 600 ms cut the silent ms
- * inside a 5.8 s reply from 198 to 4 (300 ms gaps) and from 309 to 109 (450 ms gaps), for about
- * 206 ms more first audio; 450 ms left 9 and 123, and the next step that removes more (1000 ms)
- * costs about 700 ms. Figures from a loaded 2-core machine.
+ * 300-450 ms gaps (docs/provider-fidelity.md). 600 ms removes nearly all the silence such bursts
+ * leave inside a reply for about 200 ms more first audio; a shorter buffer leaves holes, the next
+ * step that removes more costs several times as much. `npm run bench:jitter` measures it; the
+ * figures are in docs/latency.md.
  */
 export const RESEMBLE_START_BUFFER_MS = 600;
 
@@ -66,8 +65,8 @@ export class ResembleCodec implements ProviderCodec {
   readonly maxRequestChars = RESEMBLE_MAX_REQUEST_CHARS;
   /**
    * None until this engine has seen Resemble keep audio waiting inside a request: the bursts are
-   * a field report, not documented, and on smooth delivery the buffer only costs first audio
-   * (bench:jitter: +349 ms for nothing). From the first burst on, every stream gets it.
+   * a field report, not documented, and on smooth delivery the buffer only delays first audio
+   * for nothing. From the first burst on, every stream gets it.
    */
   get startBufferMs(): number {
     return this.#burstsSeen ? RESEMBLE_START_BUFFER_MS : 0;
