@@ -1,4 +1,5 @@
 import { type IncomingMessage, type Server, type ServerResponse, createServer } from 'node:http';
+import type { Duplex } from 'node:stream';
 import { HttpError, SECURITY_HEADERS, sendJson } from './http-errors.js';
 import { liveKitRooms } from './rooms.js';
 import { type StaticFile, createFileReader, staticFiles } from './static-files.js';
@@ -37,6 +38,13 @@ async function handleStatic(
     'cache-control': 'no-cache',
   });
   res.end(req.method === 'HEAD' ? undefined : body);
+}
+
+/** A refusal written straight to a socket the HTTP layer has let go of. */
+function refuseOnSocket(socket: Duplex, status: number, text: string, error: string): void {
+  const body = JSON.stringify({ error });
+  const allow = status === 405 ? 'allow: GET, HEAD, POST\r\n' : '';
+  socket.end(`HTTP/1.1 ${status} ${text}\r\n${allow}content-type: application/json\r\ncontent-length: ${body.length}\r\nconnection: close\r\n\r\n${body}`);
 }
 
 /** The request's path, or undefined for a target that is not an origin-form path. */
@@ -92,12 +100,15 @@ export function createWebServer(options: WebServerOptions): Server {
       sendJson(res, 500, { error: 'internal', message: 'internal error; see the server log' });
     });
   });
-  // A malformed request line or header never reaches the handler: answer 400 rather than drop it.
-  server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
-    if (!socket.writable || (error.code === 'ECONNRESET')) return socket.destroy();
-    const status = error.code === 'HPE_HEADER_OVERFLOW' ? 431 : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
-    const body = JSON.stringify({ error: status === 431 ? 'headers_too_large' : status === 408 ? 'timeout' : 'bad_request' });
-    socket.end(`HTTP/1.1 ${status} ${status === 431 ? 'Request Header Fields Too Large' : status === 408 ? 'Request Timeout' : 'Bad Request'}\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\nconnection: close\r\n\r\n${body}`);
+  // A malformed request line or header never reaches the handler: answer 400 (431 for oversized
+  // headers) rather than drop the connection. CONNECT and protocol upgrades are not served.
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
+    if (!socket.writable || error.code === 'ECONNRESET') return socket.destroy();
+    if (error.code === 'HPE_HEADER_OVERFLOW') return refuseOnSocket(socket, 431, 'Request Header Fields Too Large', 'headers_too_large');
+    if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') return refuseOnSocket(socket, 408, 'Request Timeout', 'timeout');
+    refuseOnSocket(socket, 400, 'Bad Request', 'bad_request');
   });
+  server.on('connect', (_req, socket: Duplex) => refuseOnSocket(socket, 405, 'Method Not Allowed', 'method_not_allowed'));
+  server.on('upgrade', (_req, socket: Duplex) => refuseOnSocket(socket, 400, 'Bad Request', 'upgrade_not_supported'));
   return server;
 }
