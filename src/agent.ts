@@ -24,6 +24,7 @@ import { createAckRoomOutput } from './audio/room-output.js';
 import { type AppConfig, ConfigError, loadConfig, loadEnvFile, redactedConfig, shareLeaseSocket } from './config/index.js';
 import { protectBargeIn } from './audio/barge-in-output.js';
 import { attachJobTurnBudget, startWorkerMetrics } from './latency/worker.js';
+import { createCallCap } from './lifecycle/call-cap.js';
 import { runAgentApp, runWorkerSettings } from './lifecycle/index.js';
 import { createAssistant, createSession } from './session.js';
 import { describeCaller, greetSipCaller } from './sip/index.js';
@@ -75,8 +76,11 @@ export async function entry(ctx: JobContext<ProcessData>): Promise<void> {
   logger.debug({ config: redactedConfig(config) }, 'job starting');
 
   await ctx.connect();
+  // The page server's dispatch names its caller: the agent waits for that identity and listens to
+  // no one else (SIP and token-less dispatches name nobody: the first participant).
+  const dispatchedFor = dispatchedCaller(ctx.job.metadata);
   // SIP callers (identity and number masked in logs) get telephony audio and an instant greeting.
-  const callerParticipant = await ctx.waitForParticipant();
+  const callerParticipant = await ctx.waitForParticipant(dispatchedFor);
   const caller = describeCaller(callerParticipant, { sip: config.sip.call });
   logger.info(caller.logFields, 'caller joined');
 
@@ -131,6 +135,7 @@ export async function entry(ctx: JobContext<ProcessData>): Promise<void> {
     agent,
     room: ctx.room,
     ...startOptions,
+    inputOptions: { ...startOptions?.inputOptions, participantIdentity: callerParticipant.identity },
     ...(ackRoomOutput ? { outputOptions: { ...startOptions?.outputOptions, audioEnabled: false } } : {}),
   });
   protectBargeIn(session);
@@ -142,6 +147,17 @@ export async function entry(ctx: JobContext<ProcessData>): Promise<void> {
   }
   greetSipCaller(session, caller);
   logger.info({ provider: config.tts.provider }, 'session started');
+}
+
+/** The caller named in the dispatch's metadata (`{"caller": identity}`, src/web/rooms.ts), if any. */
+export function dispatchedCaller(metadata: string | undefined): string | undefined {
+  if (!metadata) return undefined;
+  try {
+    const caller = (JSON.parse(metadata) as { caller?: unknown }).caller;
+    return typeof caller === 'string' && caller.length > 0 ? caller : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** An early ack is a backchannel ("네." / "Okay."): it plays before the reply and delays it by its length. */
@@ -182,12 +198,17 @@ export function runWorkerCli(argv: string[] = process.argv): void {
     });
   }
   const { httpPort, maxCalls } = config.worker;
+  // Load as the share of the calls this worker takes: full (no new jobs) at exactly maxCalls, and
+  // a job beyond it refused even inside one load report's interval.
+  const cap =
+    maxCalls === undefined
+      ? undefined
+      : createCallCap({ maxCalls, onRefuse: (fields) => log().info(fields, 'at AGENT_MAX_CALLS: refusing a new call') });
   const serverOptions = new ServerOptions({
     agent: fileURLToPath(import.meta.url),
     agentName: config.agentName,
     ...(httpPort !== undefined ? { port: httpPort } : {}),
-    // Load as the share of the calls this worker takes: full (no new jobs) at exactly maxCalls.
-    ...(maxCalls !== undefined ? { loadFunc: async (server) => server.activeJobs.length / maxCalls, loadThreshold: 1 } : {}),
+    ...(cap ? { loadFunc: cap.loadFunc, requestFunc: cap.requestFunc, loadThreshold: 1 } : {}),
   });
   // One connection budget for every job process, started before the framework forks any: they
   // inherit its path through the environment. `start` gets the graceful runner (PM2 ready signal,

@@ -234,6 +234,27 @@ describe('loadConfig', () => {
       expect(loadConfig(WORKER_ENV).web.livekitUrl).toBe('wss://example.livekit.cloud');
       expect(loadConfig({ ...WORKER_ENV, WEB_LIVEKIT_URL: 'wss://public.example' }).web.livekitUrl).toBe('wss://public.example');
     });
+
+    it('reads one auth hook for /token, rate limits and trusted proxies, with safe defaults', () => {
+      const web = loadConfig(WORKER_ENV, { mode: 'web' }).web;
+      expect(web).toMatchObject({ auth: { kind: 'none' }, rate: { perAddressPerMinute: 10, perUserPerMinute: 10 }, trustedProxyHops: 0, tokenTtlSeconds: 120 });
+      expect(loadConfig({ ...WORKER_ENV, WEB_AUTH_SHARED_SECRET: 'shh-backend' }).web.auth).toEqual({ kind: 'shared-secret', secret: 'shh-backend' });
+      const jwt = loadConfig({ ...WORKER_ENV, WEB_AUTH_JWKS_URL: 'https://app.example/jwks.json', WEB_AUTH_JWT_AUDIENCE: 'firstword' }).web.auth;
+      expect(jwt).toMatchObject({ kind: 'jwt', jwksUrl: 'https://app.example/jwks.json', audience: 'firstword' });
+      const tuned = loadConfig({ ...WORKER_ENV, WEB_RATE_PER_ADDRESS: '30', WEB_RATE_PER_USER: '5', WEB_TRUSTED_PROXY_HOPS: '1' }).web;
+      expect(tuned).toMatchObject({ rate: { perAddressPerMinute: 30, perUserPerMinute: 5 }, trustedProxyHops: 1 });
+    });
+
+    it('refuses two auth hooks at once, JWT claims without a JWT check, and a short HS256 secret, never echoing them', () => {
+      const both = configError(() => loadConfig({ ...WORKER_ENV, WEB_AUTH_SHARED_SECRET: 'secret-one-value', WEB_AUTH_JWT_SECRET: 'x'.repeat(40) }));
+      expect(both.problems).toEqual(['WEB_AUTH_SHARED_SECRET and WEB_AUTH_JWT_SECRET are both set: choose one way to authenticate /token']);
+      expect(both.message).not.toContain('secret-one-value');
+      expect(configError(() => loadConfig({ ...WORKER_ENV, WEB_AUTH_JWT_ISSUER: 'https://app' })).problems[0]).toMatch(/^WEB_AUTH_JWT_ISSUER is set without/);
+      const short = configError(() => loadConfig({ ...WORKER_ENV, WEB_AUTH_JWT_SECRET: 'short-secret' }));
+      expect(short.problems[0]).toMatch(/^WEB_AUTH_JWT_SECRET must be at least 32 characters/);
+      expect(short.message).not.toContain('short-secret');
+      expect(JSON.stringify(redactedConfig(loadConfig({ ...WORKER_ENV, WEB_AUTH_SHARED_SECRET: 'secret-one-value' })))).not.toContain('secret-one-value');
+    });
   });
 
   describe('keeping secrets out of messages and logs', () => {

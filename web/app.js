@@ -9,7 +9,7 @@
 import { DisconnectReason, ParticipantEvent, Room, RoomEvent, Track } from './livekit.js';
 import { AGENT_JOIN_TIMEOUT_MS, AGENT_STATE_ATTRIBUTE, createAgentTracker, isAgentParticipant, renderAgentState } from './agent-state.js';
 import { CHAT_TOPIC, bindChat, createChatLines, setChatEnabled } from './chat.js';
-import { connectFailureMessage, disconnectMessage, errorText, fetchToken, readPageOptions } from './connection.js';
+import { TokenRefused, connectFailureMessage, disconnectMessage, errorText, fetchToken, readAccessToken, readPageOptions } from './connection.js';
 import { installDebugHook } from './debug.js';
 import { createMicrophone } from './devices.js';
 import { createLevelMeter } from './level-meter.js';
@@ -18,7 +18,7 @@ import { createTurnTimer } from './turn-timer.js';
 
 /** @typedef {import('livekit-client').RemoteParticipant} RemoteParticipant */
 /** @typedef {import('livekit-client').RemoteTrack} RemoteTrack */
-/** @typedef {'idle' | 'connecting' | 'connected' | 'reconnecting' | 'disconnected' | 'error'} PageState */
+/** @typedef {'idle' | 'connecting' | 'connected' | 'reconnecting' | 'disconnected' | 'busy' | 'error'} PageState */
 
 /**
  * @template {HTMLElement} T
@@ -27,8 +27,7 @@ import { createTurnTimer } from './turn-timer.js';
 const $ = (id) => /** @type {T} */ (document.getElementById(id));
 const ui = {
   form: /** @type {HTMLFormElement} */ ($('join')),
-  room: /** @type {HTMLInputElement} */ ($('room')),
-  identity: /** @type {HTMLInputElement} */ ($('identity')),
+  name: /** @type {HTMLInputElement} */ ($('name')),
   connect: /** @type {HTMLButtonElement} */ ($('connect')),
   disconnect: /** @type {HTMLButtonElement} */ ($('disconnect')),
   status: $('status'),
@@ -41,6 +40,9 @@ const ui = {
 };
 
 const options = readPageOptions(location.search, AGENT_JOIN_TIMEOUT_MS);
+// A deployer's sign-in token, if the page was opened with one; kept in memory, off the URL bar.
+const accessToken = readAccessToken(location.hash);
+if (accessToken) history.replaceState(null, '', location.pathname + location.search);
 // The agent's level: the meter beside the agent, and the turn timer's first agent sound — an early
 // acknowledgement plays before the agent's state says "speaking", and the SFU's speaking flag lags.
 const meter = createLevelMeter(/** @type {HTMLMeterElement} */ ($('agent-level')), window, {
@@ -277,10 +279,11 @@ async function connect() {
   /** @type {import('./connection.js').Grant} */
   let grant;
   try {
-    grant = await fetchToken(ui.room.value.trim(), ui.identity.value.trim());
+    grant = await fetchToken(ui.name.value.trim() || null, { accessToken });
   } catch (error) {
     if (mine !== attempt) return;
-    setStatus('error', 'Not connected.');
+    const busy = error instanceof TokenRefused && error.kind === 'busy';
+    setStatus(busy ? 'busy' : 'error', busy ? 'All agents are busy.' : 'Not connected.');
     showError(errorText(error));
     return;
   }
@@ -348,9 +351,7 @@ function sendChat(text) {
 
 // ---- start --------------------------------------------------------------------------------
 
-const randomSuffix = () => Math.random().toString(36).slice(2, 8);
-ui.room.value = options.room ?? `firstword-${randomSuffix()}`;
-ui.identity.value = options.identity ?? `guest-${randomSuffix()}`;
+if (options.name) ui.name.value = options.name;
 
 ui.form.addEventListener('submit', (event) => {
   event.preventDefault();

@@ -2,12 +2,19 @@
 // Regenerate: npx vitest run test/web/page-types.test.ts -u
 export function readPageOptions(search: string, defaultAgentTimeoutMs: number): PageOptions;
 export function errorText(error: unknown): string;
-export function fetchToken(room: string, identity: string, fetchImpl?: typeof fetch): Promise<Grant>;
+export function readAccessToken(hash: string): string | null;
+export function fetchToken(name: string | null, { accessToken, fetchImpl }?: {
+    accessToken?: string | null;
+    fetchImpl?: typeof fetch;
+}): Promise<Grant>;
 export function connectFailureMessage(error: unknown, url: string): string;
 export function disconnectMessage(reasonName: string | undefined, identity: string): string | null;
+export class TokenRefused extends Error {
+    constructor(message: string, kind: RefusalKind);
+    kind: RefusalKind;
+}
 export type PageOptions = {
-    room: string | null;
-    identity: string | null;
+    name: string | null;
     autoconnect: boolean;
     debug: boolean;
     agentTimeoutMs: number;
@@ -17,3 +24,4 @@ export type Grant = {
     url: string;
     agentName: string | null;
 };
+export type RefusalKind = "busy" | "unauthorized" | "rate_limited" | "other";

@@ -7,18 +7,19 @@
 
 /**
  * @typedef {{
- *   room: string | null,
- *   identity: string | null,
+ *   name: string | null,
  *   autoconnect: boolean,
  *   debug: boolean,
  *   agentTimeoutMs: number,
  * }} PageOptions
  * @typedef {{ token: string, url: string, agentName: string | null }} Grant
+ * @typedef {'busy' | 'unauthorized' | 'rate_limited' | 'other'} RefusalKind
  */
 
 /**
- * `?room=…&identity=…&autoconnect=1`, plus `debug=1` (the test hook) and `agentTimeout=<s>`
- * (how long to wait for the agent before saying it is missing; default 15).
+ * `?name=…&autoconnect=1`, plus `debug=1` (the test hook) and `agentTimeout=<s>` (how long to
+ * wait for the agent before saying it is missing; default 15). The room and identity are the
+ * server's to choose.
  *
  * @param {string} search `location.search`
  * @param {number} defaultAgentTimeoutMs
@@ -28,8 +29,7 @@ export function readPageOptions(search, defaultAgentTimeoutMs) {
   const params = new URLSearchParams(search);
   const seconds = Number(params.get('agentTimeout'));
   return {
-    room: params.get('room'),
-    identity: params.get('identity'),
+    name: params.get('name'),
     autoconnect: params.get('autoconnect') === '1',
     debug: params.get('debug') === '1',
     agentTimeoutMs: params.has('agentTimeout') && Number.isFinite(seconds) && seconds > 0 ? seconds * 1000 : defaultAgentTimeoutMs,
@@ -42,27 +42,61 @@ export function errorText(error) {
 }
 
 /**
- * Asks this page's server for a join token.
+ * The sign-in token a deployer's app hands the page in the URL fragment (`#access_token=…`), which
+ * browsers never send to a server nor put in a Referer; null without one.
  *
- * @param {string} room
- * @param {string} identity
- * @param {typeof fetch} [fetchImpl]
+ * @param {string} hash `location.hash`
+ * @returns {string | null}
+ */
+export function readAccessToken(hash) {
+  return new URLSearchParams(hash.replace(/^#/, '')).get('access_token');
+}
+
+/** A refused token request, with what kind of refusal it was (the page shows "busy" as its own state). */
+export class TokenRefused extends Error {
+  /**
+   * @param {string} message
+   * @param {RefusalKind} kind
+   */
+  constructor(message, kind) {
+    super(message);
+    this.name = 'TokenRefused';
+    this.kind = kind;
+  }
+}
+
+/** @param {string} code the `error` field of the server's answer */
+function refusalKind(code) {
+  return code === 'busy' || code === 'unauthorized' || code === 'rate_limited' ? code : 'other';
+}
+
+/**
+ * Asks this page's server for a join token. The server chooses the room and the identity (and
+ * remembers them in an HttpOnly cookie); the page sends only a display name.
+ *
+ * @param {string | null} name
+ * @param {{ accessToken?: string | null, fetchImpl?: typeof fetch }} [options]
  * @returns {Promise<Grant>}
  */
-export async function fetchToken(room, identity, fetchImpl = fetch) {
+export async function fetchToken(name, { accessToken = null, fetchImpl = fetch } = {}) {
   let response;
   try {
     response = await fetchImpl('/token', {
       method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ room, identity }),
+      headers: { 'content-type': 'application/json', ...(accessToken ? { authorization: `Bearer ${accessToken}` } : {}) },
+      body: JSON.stringify(name ? { name } : {}),
+      credentials: 'same-origin',
     });
   } catch (error) {
     throw new Error(`Could not reach this page's server for a token (${errorText(error)}). Is npm run web still running?`);
   }
   const body = await response.json().catch(() => ({}));
   if (!response.ok) {
-    throw new Error(`The token request was refused: ${body.message ?? (response.statusText || `HTTP ${response.status}`)}`);
+    const reason = body.message ?? (response.statusText || `HTTP ${response.status}`);
+    const kind = refusalKind(typeof body.error === 'string' ? body.error : '');
+    if (kind === 'busy') throw new TokenRefused(reason, kind);
+    if (kind === 'unauthorized') throw new TokenRefused(`Sign in first: ${reason}`, kind);
+    throw new TokenRefused(`The token request was refused: ${reason}`, kind);
   }
   if (typeof body.token !== 'string' || typeof body.url !== 'string') {
     throw new Error("This page's server answered the token request without a token and URL.");
@@ -111,7 +145,7 @@ export function disconnectMessage(reasonName, identity) {
     case 'CLIENT_INITIATED':
       return null;
     case 'DUPLICATE_IDENTITY':
-      return `Someone else joined this room as "${identity}", so LiveKit disconnected this page. Choose another name, then press Connect.`;
+      return `This call was opened again in another tab or window of this browser (as "${identity}"), so LiveKit disconnected this page. Press Connect to take it back.`;
     case 'PARTICIPANT_REMOVED':
       return `You were removed from the room. ${again}`;
     case 'ROOM_DELETED':

@@ -35,7 +35,11 @@ export const CONFIG_DEFAULTS = {
   metricsHost: '127.0.0.1' as MetricsHost,
   webHost: '127.0.0.1',
   webPort: 3000,
-  webTokenTtlS: 600,
+  /** Long enough to join; LiveKit refreshes a connected caller's token itself. */
+  webTokenTtlS: 120,
+  /** Token requests per minute (and at once) per client address / per signed-in user. */
+  webRatePerAddress: 10,
+  webRatePerUser: 10,
   sipSampleRate: 16000,
   sipLanguage: 'en',
   sipTrunkName: 'firstword-inbound',

@@ -2,6 +2,7 @@ export { CONFIG_DEFAULTS, DEFAULT_DRAIN_TIMEOUT_S } from './defaults.js';
 export { ConfigError, loadConfig, loadEnvFile, shareLeaseSocket } from './load.js';
 export { redactedConfig } from './redact.js';
 export type {
+  WebAuthSettings,
   AckMode,
   AppConfig,
   ConfigMode,

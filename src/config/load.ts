@@ -5,7 +5,7 @@
  */
 import dotenv from 'dotenv';
 import { CONFIG_DEFAULTS } from './defaults.js';
-import type { AppConfig, ConfigMode, TtsProvider } from './types.js';
+import type { AppConfig, ConfigMode, TtsProvider, WebAuthSettings } from './types.js';
 import { ENV_SCHEMA, ENV_VARIABLES, type EnvVariable, LEASE_SOCKET_VARIABLE, type ParsedEnv, SECRET_VARIABLES } from './variables.js';
 
 export class ConfigError extends Error {
@@ -124,6 +124,29 @@ function requirementProblems(env: ParsedEnv, invalid: ReadonlySet<EnvVariable>, 
   return problems;
 }
 
+function webAuth(env: ParsedEnv): WebAuthSettings {
+  if (env.WEB_AUTH_SHARED_SECRET) return { kind: 'shared-secret', secret: env.WEB_AUTH_SHARED_SECRET };
+  if (env.WEB_AUTH_JWT_SECRET || env.WEB_AUTH_JWKS_URL) {
+    return { kind: 'jwt', hs256Secret: env.WEB_AUTH_JWT_SECRET, jwksUrl: env.WEB_AUTH_JWKS_URL, issuer: env.WEB_AUTH_JWT_ISSUER, audience: env.WEB_AUTH_JWT_AUDIENCE };
+  }
+  return { kind: 'none' };
+}
+
+/** One way to authenticate `/token`, and JWT claims only with a JWT check to apply them to. */
+function webAuthProblems(env: ParsedEnv): string[] {
+  const chosen = (['WEB_AUTH_SHARED_SECRET', 'WEB_AUTH_JWT_SECRET', 'WEB_AUTH_JWKS_URL'] as const).filter((name) => env[name] !== undefined);
+  const problems: string[] = [];
+  if (chosen.length > 1) problems.push(`${chosen.join(' and ')} are both set: choose one way to authenticate /token`);
+  const jwt = env.WEB_AUTH_JWT_SECRET !== undefined || env.WEB_AUTH_JWKS_URL !== undefined;
+  for (const claim of ['WEB_AUTH_JWT_ISSUER', 'WEB_AUTH_JWT_AUDIENCE'] as const) {
+    if (env[claim] !== undefined && !jwt) problems.push(`${claim} is set without WEB_AUTH_JWT_SECRET or WEB_AUTH_JWKS_URL: it only applies to JWT checks`);
+  }
+  if (env.WEB_AUTH_JWT_SECRET !== undefined && env.WEB_AUTH_JWT_SECRET.length < 32) {
+    problems.push('WEB_AUTH_JWT_SECRET must be at least 32 characters (an HS256 key shorter than its hash is guessable)');
+  }
+  return problems;
+}
+
 function buildConfig(env: ParsedEnv, provider: TtsProvider): AppConfig {
   const d = CONFIG_DEFAULTS;
   return {
@@ -177,6 +200,9 @@ function buildConfig(env: ParsedEnv, provider: TtsProvider): AppConfig {
       port: env.WEB_PORT ?? d.webPort,
       tokenTtlSeconds: env.WEB_TOKEN_TTL_S ?? d.webTokenTtlS,
       livekitUrl: env.WEB_LIVEKIT_URL ?? env.LIVEKIT_URL,
+      auth: webAuth(env),
+      rate: { perAddressPerMinute: env.WEB_RATE_PER_ADDRESS ?? d.webRatePerAddress, perUserPerMinute: env.WEB_RATE_PER_USER ?? d.webRatePerUser },
+      trustedProxyHops: env.WEB_TRUSTED_PROXY_HOPS ?? 0,
     },
     sip: {
       call: { sampleRate: env.SIP_SAMPLE_RATE ?? d.sipSampleRate, language: env.SIP_LANGUAGE ?? d.sipLanguage, greeting: env.SIP_GREETING },
@@ -205,7 +231,7 @@ function buildConfig(env: ParsedEnv, provider: TtsProvider): AppConfig {
 export function loadConfig(env: Env = process.env, opts: { mode: ConfigMode } = { mode: 'worker' }): AppConfig {
   const { parsed, invalid, problems } = parseEnv(env);
   const provider = chooseProvider(parsed);
-  problems.push(...requirementProblems(parsed, invalid, provider, opts.mode));
+  problems.push(...requirementProblems(parsed, invalid, provider, opts.mode), ...webAuthProblems(parsed));
   if (problems.length > 0) throw new ConfigError(problems);
   return buildConfig(parsed, provider);
 }

@@ -22,6 +22,12 @@ function maskUrl(value: string | undefined): string | undefined {
   }
 }
 
+function redactedAuth(auth: AppConfig['web']['auth']): Record<string, unknown> {
+  if (auth.kind === 'shared-secret') return { kind: auth.kind, secret: MASK };
+  if (auth.kind === 'jwt') return { ...auth, hs256Secret: maskSecret(auth.hs256Secret), jwksUrl: maskUrl(auth.jwksUrl) };
+  return { kind: auth.kind };
+}
+
 /** A copy of the configuration that is safe to log: secrets masked, URLs stripped of credentials. */
 export function redactedConfig(config: AppConfig): Record<string, unknown> {
   const { tts, sip } = config;
@@ -44,7 +50,7 @@ export function redactedConfig(config: AppConfig): Record<string, unknown> {
     ack: { ...config.ack },
     bargeIn: { ...config.bargeIn },
     metrics: { ...config.metrics },
-    web: { ...config.web, livekitUrl: maskUrl(config.web.livekitUrl) },
+    web: { ...config.web, livekitUrl: maskUrl(config.web.livekitUrl), auth: redactedAuth(config.web.auth) },
     sip: {
       call: { ...sip.call },
       setup: { ...sip.setup, auth: sip.setup.auth ? { username: sip.setup.auth.username, password: MASK } : undefined },

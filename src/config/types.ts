@@ -85,6 +85,12 @@ export interface AppConfig {
     tokenTtlSeconds: number;
     /** Given to browsers with each token: WEB_LIVEKIT_URL, else LIVEKIT_URL. */
     livekitUrl?: string;
+    /** Who may ask `/token` for a room: anyone, a fronting backend's shared secret, or a JWT. */
+    auth: WebAuthSettings;
+    /** Token requests per minute (and at once) per client address and per authenticated user. */
+    rate: { perAddressPerMinute: number; perUserPerMinute: number };
+    /** Proxies in front of the page server that append to X-Forwarded-For (0: none trusted). */
+    trustedProxyHops: number;
   };
   sip: {
     call: SipCallConfig;
@@ -94,6 +100,11 @@ export interface AppConfig {
   /** Unset: each command's own default (worker `info`; the demo keeps the framework quiet). */
   logLevel?: LogLevel;
 }
+
+export type WebAuthSettings =
+  | { kind: 'none' }
+  | { kind: 'shared-secret'; secret: string }
+  | { kind: 'jwt'; hs256Secret?: string; jwksUrl?: string; issuer?: string; audience?: string };
 
 export interface TurnSettings {
   silenceMs: number;

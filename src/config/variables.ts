@@ -73,6 +73,14 @@ export const ENV_SCHEMA = z.object({
   WEB_PORT: wholeNumber(0, 65535, 'port'),
   WEB_TOKEN_TTL_S: wholeNumber(30, 3600, 'seconds'),
   WEB_LIVEKIT_URL: url(WEB_SCHEMES),
+  WEB_AUTH_SHARED_SECRET: text(),
+  WEB_AUTH_JWT_SECRET: text(),
+  WEB_AUTH_JWKS_URL: url(['https', 'http']),
+  WEB_AUTH_JWT_ISSUER: text(),
+  WEB_AUTH_JWT_AUDIENCE: text(),
+  WEB_RATE_PER_ADDRESS: wholeNumber(1, 10_000, 'requests per minute'),
+  WEB_RATE_PER_USER: wholeNumber(1, 10_000, 'requests per minute'),
+  WEB_TRUSTED_PROXY_HOPS: wholeNumber(0, 10, 'proxies'),
   // Phone calls
   SIP_SAMPLE_RATE: oneOfNumbers(TELEPHONY_SAMPLE_RATES, 'Hz'),
   SIP_LANGUAGE: pattern(/^[A-Za-z]{2,3}([-_][A-Za-z0-9]{2,8})*$/, 'must be a language tag such as en, ko or ko-KR'),
@@ -105,4 +113,6 @@ export const SECRET_VARIABLES: ReadonlySet<EnvVariable> = new Set<EnvVariable>([
   'RESEMBLE_API_KEY',
   'CARTESIA_API_KEY',
   'SIP_AUTH_PASSWORD',
+  'WEB_AUTH_SHARED_SECRET',
+  'WEB_AUTH_JWT_SECRET',
 ]);

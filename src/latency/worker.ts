@@ -5,7 +5,7 @@
  */
 import { log, type tts, type voice } from '@livekit/agents';
 import type { Room } from '@livekit/rtc-node';
-import type { AppConfig } from '../config/index.js';
+import type { AppConfig, MetricsHost } from '../config/index.js';
 import { LatencyMetrics, toTurnSample } from './metrics.js';
 import { type MetricsServer, createTurnPusher, pushHostFor, startMetricsServer } from './metrics-server.js';
 import { watchMediaPath } from './media-path.js';
@@ -54,15 +54,21 @@ export function attachJobTurnBudget(
 }
 
 /** Main process: the scrape endpoint, or nothing when `METRICS_PORT` is unset. */
+/** Who can read the metrics, said at start so an exposed endpoint is never a surprise. */
+export function metricsReach(host: MetricsHost): string {
+  return host === '0.0.0.0' || host === '::' ? 'every interface: anyone who reaches this host can read it (METRICS_HOST)' : 'loopback only (METRICS_HOST)';
+}
+
 export async function startWorkerMetrics(config: AppConfig): Promise<MetricsServer | undefined> {
   const { port, host } = config.metrics;
   if (port === undefined) return undefined;
   const server = await startMetricsServer({ port, host, metrics: new LatencyMetrics() });
+  const reach = metricsReach(host);
   try {
-    log().info({ url: `${server.url}/metrics` }, 'turn metrics endpoint listening');
+    log().info({ url: `${server.url}/metrics`, reach }, 'turn metrics endpoint listening');
   } catch {
     // The CLI sets up logging on its own schedule; the endpoint does not wait for it.
-    process.stderr.write(`turn metrics endpoint listening on ${server.url}/metrics\n`);
+    process.stderr.write(`turn metrics endpoint listening on ${server.url}/metrics (${reach})\n`);
   }
   return server;
 }

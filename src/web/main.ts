@@ -21,10 +21,14 @@ const env = { ...config.web, agentName: config.agentName };
 // `web` mode has checked that the LiveKit URL and credentials are set.
 const server = createWebServer({
   livekitUrl: env.livekitUrl!,
+  apiUrl: config.livekit.url!,
   apiKey: config.livekit.apiKey!,
   apiSecret: config.livekit.apiSecret!,
   ttlSeconds: env.tokenTtlSeconds,
   agentName: env.agentName,
+  auth: env.auth,
+  rate: env.rate,
+  trustedProxyHops: env.trustedProxyHops,
 });
 
 server.listen(env.port, env.host, () => {
@@ -32,6 +36,11 @@ server.listen(env.port, env.host, () => {
   const host = env.host.includes(':') ? `[${env.host}]` : env.host;
   const agent = env.agentName ?? 'automatic dispatch';
   console.log(`firstword web page: http://${host}:${port}/  (LiveKit: ${env.livekitUrl}, agent: ${agent})`);
+  const auth = { none: 'none (anyone who reaches this address gets rooms)', 'shared-secret': 'shared secret header', jwt: 'JWT' }[env.auth.kind];
+  console.log(
+    `/token: auth ${auth}; ${env.rate.perAddressPerMinute}/min per address, ${env.rate.perUserPerMinute}/min per user; ` +
+      `X-Forwarded-For ${env.trustedProxyHops === 0 ? 'ignored' : `trusted for ${env.trustedProxyHops} proxy hop(s)`}`,
+  );
 });
 
 const stop = () => {

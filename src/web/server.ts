@@ -1,116 +1,26 @@
 import { type IncomingMessage, type Server, type ServerResponse, createServer } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { HttpError, SECURITY_HEADERS, sendJson } from './http-errors.js';
+import { liveKitRooms } from './rooms.js';
 import { type StaticFile, createFileReader, staticFiles } from './static-files.js';
-import { type TokenOptions, mintJoinToken, tokenRequestSchema } from './token.js';
+import { type TokenEndpointOptions, createTokenEndpoint } from './token-endpoint.js';
 
-export interface WebServerOptions extends TokenOptions {
-  /** LiveKit URL returned to the browser with each token. */
-  livekitUrl: string;
+export interface WebServerOptions extends Omit<TokenEndpointOptions, 'rooms'> {
   /** Directory with index.html, app.js… @defaultValue `<project>/web` */
   webRoot?: string;
+  /** Where rooms are made. @defaultValue the LiveKit server at `apiUrl` */
+  rooms?: TokenEndpointOptions['rooms'];
+  /** The LiveKit server's address as this server reaches it. @defaultValue livekitUrl */
+  apiUrl?: string;
 }
-
-const MAX_BODY_BYTES = 4 * 1024;
 
 /**
- * The page may talk to this origin and to any LiveKit server (its URL comes from the
- * token response), load nothing from elsewhere, and play remote audio.
+ * Header bytes a request may carry (Node answers 431 beyond it) and how long a client may take
+ * to send its headers and whole request: small, since the page's requests are.
  */
-const CONTENT_SECURITY_POLICY = [
-  "default-src 'self'",
-  "connect-src 'self' ws: wss: http: https:",
-  "media-src 'self' blob: mediastream:",
-  "worker-src 'self' blob:",
-  "style-src 'self'",
-  "object-src 'none'",
-  "base-uri 'none'",
-  "frame-ancestors 'none'",
-].join('; ');
-
-const SECURITY_HEADERS = {
-  'x-content-type-options': 'nosniff',
-  'referrer-policy': 'no-referrer',
-  'content-security-policy': CONTENT_SECURITY_POLICY,
-};
-
-class HttpError extends Error {
-  constructor(
-    readonly status: number,
-    readonly body: Record<string, unknown>,
-  ) {
-    super(String(body.message ?? body.error));
-  }
-}
-
-function sendJson(
-  res: ServerResponse,
-  status: number,
-  body: unknown,
-  extra: Record<string, string> = {},
-): void {
-  res.writeHead(status, {
-    ...SECURITY_HEADERS,
-    'content-type': 'application/json; charset=utf-8',
-    'cache-control': 'no-store',
-    ...extra,
-  });
-  res.end(JSON.stringify(body));
-}
-
-async function readJsonBody(req: IncomingMessage): Promise<unknown> {
-  const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
-  if (type !== 'application/json') {
-    throw new HttpError(415, {
-      error: 'unsupported_media_type',
-      message: 'send the request as application/json',
-    });
-  }
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > MAX_BODY_BYTES) {
-      throw new HttpError(413, {
-        error: 'body_too_large',
-        message: `keep the request under ${MAX_BODY_BYTES} bytes`,
-      });
-    }
-    chunks.push(chunk as Buffer);
-  }
-  try {
-    return JSON.parse(Buffer.concat(chunks).toString('utf8'));
-  } catch {
-    throw new HttpError(400, { error: 'invalid_json', message: 'the request body is not valid JSON' });
-  }
-}
-
-async function handleToken(
-  req: IncomingMessage,
-  res: ServerResponse,
-  options: WebServerOptions,
-): Promise<void> {
-  const parsed = tokenRequestSchema.safeParse(await readJsonBody(req));
-  if (!parsed.success) {
-    const issues = parsed.error.issues.map((issue) => ({
-      field: issue.path.length > 0 ? issue.path.join('.') : '(body)',
-      message: issue.message,
-    }));
-    throw new HttpError(400, {
-      error: 'invalid_request',
-      message: issues.map((i) => `${i.field}: ${i.message}`).join('; '),
-      issues,
-    });
-  }
-  const token = await mintJoinToken(parsed.data, options);
-  const expiresAt = new Date(Date.now() + options.ttlSeconds * 1000).toISOString();
-  sendJson(res, 200, {
-    token,
-    url: options.livekitUrl,
-    room: parsed.data.room,
-    identity: parsed.data.identity,
-    agentName: options.agentName ?? null,
-    expiresAt,
-  });
-}
+export const MAX_HEADER_BYTES = 8 * 1024;
+const HEADERS_TIMEOUT_MS = 10_000;
+const REQUEST_TIMEOUT_MS = 20_000;
 
 async function handleStatic(
   req: IncomingMessage,
@@ -130,27 +40,48 @@ async function handleStatic(
   res.end(req.method === 'HEAD' ? undefined : body);
 }
 
+/** A refusal written straight to a socket the HTTP layer has let go of. */
+function refuseOnSocket(socket: Duplex, status: number, text: string, error: string): void {
+  const body = JSON.stringify({ error });
+  const allow = status === 405 ? 'allow: GET, HEAD, POST\r\n' : '';
+  socket.end(`HTTP/1.1 ${status} ${text}\r\n${allow}content-type: application/json\r\ncontent-length: ${body.length}\r\nconnection: close\r\n\r\n${body}`);
+}
+
+/** The request's path, or undefined for a target that is not an origin-form path. */
+function requestPath(url: string | undefined): string | undefined {
+  if (!url || !url.startsWith('/') || url.startsWith('//')) return undefined;
+  try {
+    return new URL(url, 'http://localhost').pathname;
+  } catch {
+    return undefined;
+  }
+}
+
 /**
- * `npm run web`: the browser page, livekit-client's ESM build, and `POST /token`. No
- * state; a token is minted per request from the validated room and identity.
+ * `npm run web`: the browser page, livekit-client's ESM build, and `POST /token`. Static files
+ * come from a fixed table (no path from a request ever reaches the file system); every refusal
+ * is a JSON 4xx that names what to change.
  */
 export function createWebServer(options: WebServerOptions): Server {
   const files = staticFiles(options.webRoot);
   const read = createFileReader();
+  const rooms =
+    options.rooms ??
+    liveKitRooms({ url: options.apiUrl ?? options.livekitUrl, apiKey: options.apiKey, apiSecret: options.apiSecret, agentName: options.agentName });
+  const token = createTokenEndpoint({ ...options, rooms });
 
-  return createServer((req, res) => {
-    const path = new URL(req.url ?? '/', 'http://localhost').pathname;
+  const server = createServer({ maxHeaderSize: MAX_HEADER_BYTES, headersTimeout: HEADERS_TIMEOUT_MS, requestTimeout: REQUEST_TIMEOUT_MS }, (req, res) => {
+    const path = requestPath(req.url);
     const respond = async () => {
+      if (path === undefined) throw new HttpError(400, { error: 'bad_request', message: 'the request target must be a path' });
       if (path === '/token') {
-        if (req.method !== 'POST') {
-          throw new HttpError(405, { error: 'method_not_allowed', message: 'use POST /token' });
-        }
-        return handleToken(req, res, options);
+        if (req.method !== 'POST') throw new HttpError(405, { error: 'method_not_allowed', message: 'use POST /token' }, { allow: 'POST' });
+        return token(req, res);
       }
       const file = files.get(path);
-      if (!file) throw new HttpError(404, { error: 'not_found', message: `no such page: ${path}` });
+      if (!file) throw new HttpError(404, { error: 'not_found', message: 'no such page' });
       if (req.method !== 'GET' && req.method !== 'HEAD') {
-        throw new HttpError(405, { error: 'method_not_allowed', message: 'use GET' });
+        throw new HttpError(405, { error: 'method_not_allowed', message: 'use GET' }, { allow: 'GET, HEAD' });
       }
       return handleStatic(req, res, file, read);
     };
@@ -160,9 +91,7 @@ export function createWebServer(options: WebServerOptions): Server {
         return;
       }
       if (error instanceof HttpError) {
-        const allowed = path === '/token' ? 'POST' : 'GET, HEAD';
-        const allow = error.status === 405 ? { allow: allowed } : undefined;
-        sendJson(res, error.status, error.body, allow);
+        sendJson(res, error.status, error.body, error.headers);
         return;
       }
       // one JSON line, like the worker's logs; the web server stays free of the agents framework
@@ -171,4 +100,15 @@ export function createWebServer(options: WebServerOptions): Server {
       sendJson(res, 500, { error: 'internal', message: 'internal error; see the server log' });
     });
   });
+  // A malformed request line or header never reaches the handler: answer 400 (431 for oversized
+  // headers) rather than drop the connection. CONNECT and protocol upgrades are not served.
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
+    if (!socket.writable || error.code === 'ECONNRESET') return socket.destroy();
+    if (error.code === 'HPE_HEADER_OVERFLOW') return refuseOnSocket(socket, 431, 'Request Header Fields Too Large', 'headers_too_large');
+    if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') return refuseOnSocket(socket, 408, 'Request Timeout', 'timeout');
+    refuseOnSocket(socket, 400, 'Bad Request', 'bad_request');
+  });
+  server.on('connect', (_req, socket: Duplex) => refuseOnSocket(socket, 405, 'Method Not Allowed', 'method_not_allowed'));
+  server.on('upgrade', (_req, socket: Duplex) => refuseOnSocket(socket, 400, 'Bad Request', 'upgrade_not_supported'));
+  return server;
 }

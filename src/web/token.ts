@@ -1,32 +1,30 @@
 import { AccessToken, RoomAgentDispatch, RoomConfiguration, TrackSource } from 'livekit-server-sdk';
 import { z } from 'zod';
+import { dispatchMetadata } from './rooms.js';
 
 /**
- * What a browser may ask for. Room names and identities end up in URLs, logs and
- * dispatch metadata, so they are kept to a plain, bounded alphabet.
+ * What a browser may send to `/token`: at most a display name. The room and the identity are
+ * the server's to choose (src/web/rooms.ts, session-cookie.ts); a body that names them is refused.
  */
-export const tokenRequestSchema = z.strictObject({
-  room: z
-    .string('is required')
-    .regex(
-      /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/,
-      'use 1-64 letters, digits, _ or -, starting with a letter or digit',
-    ),
-  identity: z
-    .string('is required')
-    .regex(
-      /^[A-Za-z0-9][A-Za-z0-9_.@-]{0,63}$/,
-      'use 1-64 letters, digits, _ . @ or -, starting with a letter or digit',
-    )
-    .refine((value) => !value.toLowerCase().startsWith('sip_'), 'sip_ is reserved for phone callers'),
-  name: z
-    .string()
-    .max(64, 'use at most 64 characters')
-    .regex(/^[^\p{Cc}]*$/u, 'must not contain control characters')
-    .optional(),
-});
+export const tokenRequestSchema = z.strictObject(
+  {
+    name: z
+      .string()
+      .max(64, 'use at most 64 characters')
+      .regex(/^[^\p{Cc}]*$/u, 'must not contain control characters')
+      .optional(),
+  },
+  { error: (issue) => (issue.code === 'unrecognized_keys' ? `the server chooses the room and identity; send only "name" (got ${issue.keys.join(', ')})` : undefined) },
+);
 
 export type TokenRequest = z.infer<typeof tokenRequestSchema>;
+
+/** Whom a token lets into which room (chosen by the server). */
+export interface JoinRequest {
+  room: string;
+  identity: string;
+  name?: string;
+}
 
 export interface TokenOptions {
   apiKey: string;
@@ -38,11 +36,12 @@ export interface TokenOptions {
 }
 
 /**
- * A join token for one room: publish the microphone only, subscribe, send data (the
- * agent's text input). With an agent name, the token also carries a room configuration
- * that dispatches that agent when this join creates the room.
+ * A join token for one room and nothing else: join it, publish the microphone only, subscribe,
+ * send data (the agent's text input); no admin, create, list or recording grants. Its room
+ * configuration applies when this join creates the room: one caller at most (agents do not
+ * count), and with an agent name, that agent dispatched to talk to this identity only.
  */
-export async function mintJoinToken(request: TokenRequest, options: TokenOptions): Promise<string> {
+export async function mintJoinToken(request: JoinRequest, options: TokenOptions): Promise<string> {
   const token = new AccessToken(options.apiKey, options.apiSecret, {
     identity: request.identity,
     name: request.name,
@@ -56,9 +55,9 @@ export async function mintJoinToken(request: TokenRequest, options: TokenOptions
     canSubscribe: true,
     canPublishData: true,
   });
-  if (options.agentName) {
-    const dispatch = new RoomAgentDispatch({ agentName: options.agentName });
-    token.roomConfig = new RoomConfiguration({ agents: [dispatch] });
-  }
+  const agents = options.agentName
+    ? [new RoomAgentDispatch({ agentName: options.agentName, metadata: dispatchMetadata(request.identity) })]
+    : [];
+  token.roomConfig = new RoomConfiguration({ maxParticipants: 1, agents });
   return token.toJwt();
 }
