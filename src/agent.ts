@@ -29,6 +29,7 @@ import { runAgentApp, runWorkerSettings } from './lifecycle/index.js';
 import { createAssistant, createSession } from './session.js';
 import { describeCaller, greetSipCaller } from './sip/index.js';
 import { maskPhoneNumbersInOutput } from './sip/log-privacy.js';
+import { createSpeechToText } from './stt/index.js';
 import { type CreatedTTS, createTTS } from './tts/factory.js';
 import { startLeaseService } from '@firstword/agents-plugin-tts/budget';
 import { turnTaking } from './turn/detection.js';
@@ -93,13 +94,7 @@ export async function entry(ctx: JobContext<ProcessData>): Promise<void> {
     {
       vad,
       // The same base URL for both: the plugin's realtime STT does not read OPENAI_BASE_URL itself.
-      stt: new openai.STT({
-        apiKey: config.openai.apiKey,
-        baseURL: config.openai.baseURL,
-        model: config.openai.sttModel,
-        detectLanguage: true,
-        vad,
-      }),
+      stt: createSpeechToText({ apiKey: config.openai.apiKey, baseURL: config.openai.baseURL, model: config.openai.sttModel, vad }),
       llm: new openai.LLM({ apiKey: config.openai.apiKey, baseURL: config.openai.baseURL, model: config.openai.llmModel }),
       tts: voice.tts,
     },

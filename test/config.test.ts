@@ -94,7 +94,7 @@ describe('loadConfig', () => {
     expect(config.openai).toEqual({
       apiKey: SECRETS.OPENAI_API_KEY,
       llmModel: 'gpt-4.1-mini',
-      sttModel: 'gpt-4o-transcribe',
+      sttModel: 'gpt-realtime-whisper',
     });
     expect(config.tts.provider).toBe('local');
     expect(config.tts.sampleRate).toBe(16000);

@@ -3,6 +3,14 @@
  * be over — at the VAD's end of speech, when the words so far read as finished — rather than
  * after the endpointing delay, the LLM and the TTS.
  *
+ * It never waits for the speech-to-text's final: the words heard so far (finals and the live
+ * model's interim words) are judged at the end of speech, and judged again each time a word lands
+ * after it ("I need a" → "I need a table"). When no word at all has come `silenceBoundMs` after
+ * the end of speech, the silence alone decides. The clip is chosen by the wait it must cover
+ * (the reply's audio is expected `replyWait` after the end of speech, learnt per session): the
+ * longest that ends before the reply is ready, none when the reply is that close, so the reply is
+ * never held behind it.
+ *
  * It plays through an {@link AckOutput}, outside the speech queue (see there why), and:
  * - is withdrawn without a sound if the caller goes on before it plays, and stopped at once if
  *   they go on while it plays (a false end, counted);
@@ -15,7 +23,7 @@ import { EventEmitter } from 'node:events';
 import type { AckPlayback, AckOutput } from '../audio/ack-output.js';
 import { type AckReason, type TurnSignals, type UserTurnCompleted, observeAgentTurns } from '../latency/turn-signals.js';
 import { now } from '../latency/clock.js';
-import type { AckLibrary, CachedAck } from './library.js';
+import { type AckLibrary, type CachedAck, pickWithin } from './library.js';
 import { type AckLanguage, detectAckLanguage } from './phrases.js';
 
 /** The turn detector's judgement: probability in [0, 1] that `text` is the caller's whole turn. */
@@ -28,12 +36,28 @@ export interface EarlyAckOptions {
   predict: TurnCompletePredictor;
   /** Probability from which the turn counts as over. @defaultValue 0.5 */
   threshold: number;
+  /**
+   * End of speech → no word yet → decide on the silence alone. @defaultValue 150 (bench:turn,
+   * docs/latency.md "Live speech-to-text": a live model's first word lands by then unless its lag
+   * exceeds the VAD's silence by more)
+   */
+  silenceBoundMs: number;
+  /**
+   * End of speech → the reply's first audio, before this session has measured one (then an
+   * average of the last turns). @defaultValue 450 (bench:turn: the live path's reply is ready
+   * ~450 ms after the VAD's end of speech)
+   */
+  replyWaitMs: number;
 }
 
 export interface EarlyAckAttempt {
   /** The caller's end of speech that triggered it (VAD), timeline clock. */
   endOfSpeechAt: number;
   decidedAt: number;
+  /** What decided: the words so far, or the silence alone (no word by `silenceBoundMs`). */
+  judgedOn?: 'words' | 'silence';
+  /** The wait for the reply the clip had to fit, ms from the decision. */
+  expectedWaitMs?: number;
   outcome: 'played' | 'withdrawn' | 'cut' | 'skipped';
   reason: AckReason;
   phraseId?: string;
@@ -55,6 +79,9 @@ interface CallerTurn {
   lastSkip?: EarlyAckAttempt;
 }
 
+/** Weight of the newest turn in the learnt reply wait. */
+const REPLY_WAIT_WEIGHT = 0.3;
+
 export class EarlyAck extends EventEmitter<EarlyAckEvents> {
   readonly #session: voice.AgentSession;
   readonly #signals: TurnSignals;
@@ -63,12 +90,18 @@ export class EarlyAck extends EventEmitter<EarlyAckEvents> {
   #turn: CallerTurn = { finals: [], interim: '' };
   #lastPhraseId: string | undefined;
   #userSpeaking = false;
+  #silenceTimer: NodeJS.Timeout | undefined;
+  /** Expected end of speech → reply audio, ms (learnt). */
+  #replyWaitMs: number;
+  /** The last end of speech whose reply audio has not come yet (the turn itself is reset at its commit). */
+  #awaitingReplySince: number | undefined;
 
   /** @internal use {@link attachEarlyAck} */
   constructor(session: voice.AgentSession, opts: EarlyAckOptions) {
     super();
     this.#session = session;
     this.#opts = opts;
+    this.#replyWaitMs = opts.replyWaitMs;
     this.#signals = observeAgentTurns(opts.agent);
     // At the output's rate before any turn needs one, not at the moment it should play.
     opts.output.prepare(opts.library.all().map((ack) => ack.frames));
@@ -77,9 +110,16 @@ export class EarlyAck extends EventEmitter<EarlyAckEvents> {
     this.#listen(session, E.UserStateChanged, (ev: voice.UserStateChangedEvent) => this.#onUserState(ev));
     this.#listen(session, E.Close, () => this.close());
     this.#listen(this.#signals, 'user_turn_completed', (ev: UserTurnCompleted) => this.#onTurnCompleted(ev));
+    this.#listen(opts.output.ackEvents, 'session_audio', (at: number) => this.#onReplyAudio(at));
+  }
+
+  /** The reply wait the next clip is chosen for, ms after the end of speech. */
+  get replyWaitMs(): number {
+    return this.#replyWaitMs;
   }
 
   close(): void {
+    clearTimeout(this.#silenceTimer);
     for (const detach of this.#detach.splice(0)) detach();
     this.#opts.output.stopAck();
   }
@@ -104,41 +144,64 @@ export class EarlyAck extends EventEmitter<EarlyAckEvents> {
       if (!this.#userSpeaking && this.#turn.lastEndOfSpeechAt !== undefined) this.#consider(this.#turn.lastEndOfSpeechAt);
     } else {
       this.#turn.interim = ev.transcript;
+      // A live model's word that lands after the end of speech: judge the words again.
+      if (!this.#userSpeaking && this.#turn.lastEndOfSpeechAt !== undefined) this.#consider(this.#turn.lastEndOfSpeechAt);
     }
+  }
+
+  /** Learns the wait from this turn's end of speech to its reply's first audio. */
+  #onReplyAudio(at: number): void {
+    const since = this.#awaitingReplySince;
+    if (since === undefined || this.#userSpeaking) return;
+    this.#awaitingReplySince = undefined;
+    const observed = at - since;
+    if (observed > 0) this.#replyWaitMs += REPLY_WAIT_WEIGHT * (observed - this.#replyWaitMs);
   }
 
   #onUserState(ev: voice.UserStateChangedEvent): void {
     if (ev.newState === 'speaking') {
       this.#userSpeaking = true;
+      clearTimeout(this.#silenceTimer);
       this.#callerWentOn();
       return;
     }
     if (ev.oldState === 'speaking') {
       this.#userSpeaking = false;
       const at = now();
-      this.#turn.lastEndOfSpeechAt = at;
+      const turn = this.#turn;
+      turn.lastEndOfSpeechAt = at;
+      this.#awaitingReplySince = at;
       this.#consider(at);
+      clearTimeout(this.#silenceTimer);
+      // No word yet: the silence decides once the bound has passed without one.
+      this.#silenceTimer = setTimeout(() => {
+        if (this.#turn === turn && turn.lastEndOfSpeechAt === at && !this.#userSpeaking && !this.#transcript()) this.#consider(at, 'silence');
+      }, this.#opts.silenceBoundMs);
     }
   }
 
-  #consider(endOfSpeechAt: number): void {
+  #consider(endOfSpeechAt: number, judgedOn: 'words' | 'silence' = 'words'): void {
     const turn = this.#turn;
     if (turn.heard || turn.current) return;
     const text = this.#transcript();
-    if (!text) return;
+    if (!text && judgedOn === 'words') return;
     const language = detectAckLanguage(text);
+    const decidedAt = now();
+    const expectedWaitMs = this.#replyWaitMs - (decidedAt - endOfSpeechAt);
     const skip = (reason: AckReason) => {
-      const attempt: EarlyAckAttempt = { endOfSpeechAt, decidedAt: now(), outcome: 'skipped', reason };
+      const attempt: EarlyAckAttempt = { endOfSpeechAt, decidedAt, judgedOn, expectedWaitMs, outcome: 'skipped', reason };
       turn.lastSkip = attempt;
       this.emit('attempt', attempt);
     };
-    if (this.#opts.predict(text, language) < this.#opts.threshold) return skip('not_over');
+    if (judgedOn === 'words' && this.#opts.predict(text, language) < this.#opts.threshold) return skip('not_over');
     if (this.#session.agentState === 'speaking' || this.#opts.output.sessionAudioPending) return skip('reply_ready');
-    const ack = this.#opts.library.pick(language, this.#lastPhraseId);
-    if (!ack) return skip('no_phrase');
+    if (this.#opts.library.size === 0) return skip('no_phrase');
+    // Only a clip that ends before the reply is expected: the reply never waits behind it.
+    const ack = pickWithin(this.#opts.library, language, expectedWaitMs, this.#lastPhraseId);
+    if (!ack) return skip('reply_ready');
     const playback = this.#opts.output.play(ack.frames);
     if (!playback) return skip('reply_ready');
-    const attempt: EarlyAckAttempt = { endOfSpeechAt, decidedAt: now(), outcome: 'played', reason: 'early', phraseId: ack.id, playback };
+    const attempt: EarlyAckAttempt = { endOfSpeechAt, decidedAt, judgedOn, expectedWaitMs, outcome: 'played', reason: 'early', phraseId: ack.id, playback };
     turn.current = { attempt, ack };
     this.#lastPhraseId = ack.id;
     const onFinished = (finished: AckPlayback) => {
@@ -192,7 +255,7 @@ export class EarlyAck extends EventEmitter<EarlyAckEvents> {
 /** Early acknowledgements for `session`, through `options.output` (install it as the session's audio output). */
 export function attachEarlyAck(
   session: voice.AgentSession,
-  options: Omit<EarlyAckOptions, 'threshold'> & Partial<Pick<EarlyAckOptions, 'threshold'>>,
+  options: Omit<EarlyAckOptions, 'threshold' | 'silenceBoundMs' | 'replyWaitMs'> & Partial<Pick<EarlyAckOptions, 'threshold' | 'silenceBoundMs' | 'replyWaitMs'>>,
 ): EarlyAck {
-  return new EarlyAck(session, { threshold: 0.5, ...options });
+  return new EarlyAck(session, { threshold: 0.5, silenceBoundMs: 150, replyWaitMs: 450, ...options });
 }

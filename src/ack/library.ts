@@ -71,6 +71,21 @@ export class AckLibrary {
 }
 
 /**
+ * The clip for a wait of `waitMs`: the longest phrase of `language` that ends within it (not
+ * `previousId` when another fits too), so the reply is not held behind it; undefined when none is
+ * that short — the reply is close, and an acknowledgement would only delay it. Falls back to the
+ * other language's phrases when `language` has none.
+ */
+export function pickWithin(library: AckLibrary, language: AckLanguage, waitMs: number, previousId?: string): CachedAck | undefined {
+  const all = library.all();
+  const own = all.filter((ack) => ack.language === language);
+  const fitting = (own.length > 0 ? own : all).filter((ack) => ack.durationMs <= waitMs);
+  const fresh = fitting.filter((ack) => ack.id !== previousId);
+  const from = fresh.length > 0 ? fresh : fitting;
+  return from.reduce<CachedAck | undefined>((best, ack) => (best && best.durationMs >= ack.durationMs ? best : ack), undefined);
+}
+
+/**
  * Fresh frame objects over the cached samples: outputs may keep the frames they were given, and
  * one cached phrase is played many times.
  */

@@ -25,6 +25,8 @@ export interface AckPlayback {
 export interface AckOutputEvents {
   ack_started: [number];
   ack_finished: [AckPlayback];
+  /** The first frame of a session segment (the reply's audio is ready), timeline clock, played or held. */
+  session_audio: [number];
 }
 
 type Held = { kind: 'frame'; frame: AudioFrame } | { kind: 'flush' };
@@ -46,6 +48,8 @@ export class AckOutput extends voiceNs.AudioOutput {
   /** A session segment was handed to the output below and has not finished there. */
   #sessionInNext = 0;
   #sessionOpen = false;
+  /** A frame of the current session segment came (reset at its flush). */
+  #segmentSeen = false;
   /** Acknowledgements as the output below takes them (its rate), converted once per clip. */
   readonly #atOutputRate = new WeakMap<readonly AudioFrame[], AudioFrame[]>();
 
@@ -120,6 +124,10 @@ export class AckOutput extends voiceNs.AudioOutput {
 
   override async captureFrame(frame: AudioFrame): Promise<void> {
     await super.captureFrame(frame);
+    if (!this.#segmentSeen) {
+      this.#segmentSeen = true;
+      this.ackEvents.emit('session_audio', now());
+    }
     if (this.#ack || this.#held.length > 0) {
       this.#held.push({ kind: 'frame', frame });
       return;
@@ -129,6 +137,7 @@ export class AckOutput extends voiceNs.AudioOutput {
 
   override flush(): void {
     super.flush();
+    this.#segmentSeen = false;
     if (this.#ack || this.#held.length > 0) {
       this.#held.push({ kind: 'flush' });
       return;
@@ -137,6 +146,7 @@ export class AckOutput extends voiceNs.AudioOutput {
   }
 
   override clearBuffer(): void {
+    this.#segmentSeen = false;
     // Held session audio never reached the output below: it is finished here, unplayed.
     const heldSegments = this.#held.filter((h, i) => h.kind === 'frame' && (i === 0 || this.#held[i - 1]!.kind === 'flush')).length;
     this.#held = [];

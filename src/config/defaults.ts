@@ -8,7 +8,12 @@ export const DEFAULT_DRAIN_TIMEOUT_S = 1800;
 
 export const CONFIG_DEFAULTS = {
   llmModel: 'gpt-4.1-mini',
-  sttModel: 'gpt-4o-transcribe',
+  /**
+   * OpenAI's live model, the plugin's own default: words while the caller speaks, the final at our
+   * commit (src/stt). bench:turn (docs/latency.md, "Live speech-to-text"): first sound and content
+   * no longer wait for OpenAI's server VAD and final.
+   */
+  sttModel: 'gpt-realtime-whisper',
   /** Cartesia's recommendation (docs: "We recommend using Sonic 3.5"). */
   cartesiaModel: 'sonic-3.5',
   localPort: 0,

@@ -2,7 +2,8 @@
  * The local OpenAI server as its own process (for a network namespace or a benchmark's child):
  *
  *   npx tsx test/servers/openai-main.ts --port 0 [--first-token-ms N] [--tokens-per-second N]
- *     [--transcription-delay-ms N] [--script file.json] [--api-key KEY]...
+ *     [--transcription-delay-ms N] [--delta-lag-ms N] [--final-after-commit-ms N]
+ *     [--script file.json] [--api-key KEY]...
  *
  * Prints exactly one line, `{"url":"http://127.0.0.1:PORT/v1","port":PORT}`, once it listens;
  * everything else goes to stderr. SIGTERM / SIGINT close it and exit 0.
@@ -27,6 +28,8 @@ function readOptions(argv: string[]): Partial<OpenAIServerOptions> & { port?: nu
       'first-token-ms': { type: 'string' },
       'tokens-per-second': { type: 'string' },
       'transcription-delay-ms': { type: 'string' },
+      'delta-lag-ms': { type: 'string' },
+      'final-after-commit-ms': { type: 'string' },
       script: { type: 'string' },
       'api-key': { type: 'string', multiple: true },
     },
@@ -40,6 +43,10 @@ function readOptions(argv: string[]): Partial<OpenAIServerOptions> & { port?: nu
   if (tps !== undefined) options.tokensPerSecond = tps;
   const delay = number('transcription-delay-ms', values['transcription-delay-ms'], 0);
   if (delay !== undefined) options.transcriptionDelayMs = delay;
+  const lag = number('delta-lag-ms', values['delta-lag-ms'], 0);
+  if (lag !== undefined) options.deltaLagMs = lag;
+  const final = number('final-after-commit-ms', values['final-after-commit-ms'], 0);
+  if (final !== undefined) options.finalAfterCommitMs = final;
   if (values['api-key']) options.apiKeys = values['api-key'];
   if (values.script) {
     const parsed = parseScriptJson(JSON.parse(readFileSync(values.script, 'utf8')) as unknown);

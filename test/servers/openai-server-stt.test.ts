@@ -136,6 +136,25 @@ describe('OpenAI server: realtime STT through the plugin', () => {
     expect(utterance!.rms).toBeGreaterThan(0.01);
   });
 
+  it('live model (gpt-realtime-whisper, the plugin default): words while the caller speaks, the final after the VAD commit', async () => {
+    server = await startOpenAIServer({ deltaLagMs: 100, finalAfterCommitMs: 50 });
+    server.queueTranscripts(['Can you book a table for two tonight?']);
+    const recognizer = realtimeStt({ model: 'gpt-realtime-whisper' });
+    const events = await transcribe(recognizer, framesOf(english, { leadMs: 300, silenceMs: 1200 }));
+    await endAfterServerDrop(streams.pop()!);
+
+    const types = events.map((e) => e.type);
+    // Interim words before the plugin's VAD said the speech ended: heard while it arrived.
+    expect(types.indexOf(INTERIM_TRANSCRIPT)).toBeGreaterThan(-1);
+    expect(types.indexOf(INTERIM_TRANSCRIPT)).toBeLessThan(types.indexOf(END_OF_SPEECH));
+    const final = events.find((e) => e.type === FINAL_TRANSCRIPT)!;
+    expect(final.alternatives?.[0]?.text).toBe('Can you book a table for two tonight?');
+    const session = server.realtimeSessions[0]!;
+    expect((session.sessionUpdates[0] as { audio: { input: Record<string, unknown> } }).audio.input).not.toHaveProperty('turn_detection');
+    expect(session.errors).toBe(0);
+    expect(session.eventCounts['input_audio_buffer.commit']).toBe(1);
+  });
+
   it('hands out queued transcripts in order, one per utterance, then the default', async () => {
     server = await startOpenAIServer({ transcriptionDelayMs: 20, defaultTranscript: 'fallback' });
     server.queueTranscripts(['first', 'second']);

@@ -6,7 +6,8 @@
  * - `POST /v1/chat/completions`: scripted replies streamed as timed tokens (SSE) or one JSON.
  * - `GET  /v1/models`: the LLM's prewarm.
  * - `GET  /v1/realtime?intent=transcription` (WebSocket): realtime transcription with server_vad
- *   or client commits, transcripts from a FIFO queue.
+ *   or client commits, transcripts from a FIFO queue; the live models (gpt-realtime-whisper,
+ *   gpt-live-transcribe) send each word while the speech arrives and refuse server-side VAD.
  * - `POST /v1/audio/transcriptions`: the non-realtime STT, from the same queue.
  * - `/_control/*`: script, transcripts, timing options and stats over HTTP, for a server that runs
  *   as its own process.
@@ -31,11 +32,13 @@ import { RealtimeConnection } from './openai/realtime-connection.js';
 import { errorEvent } from './openai/realtime-protocol.js';
 import type { Replay } from './openai/replay.js';
 import { type ScriptEntry, assertScript } from './openai/script.js';
+import type { QueuedTranscript } from './openai/speech-words.js';
 import { TranscriptQueue } from './openai/transcripts.js';
 import { serveTranscription } from './openai/transcriptions.js';
 import { listenOnLoopback } from './listen.js';
 
 export { OPENAI_SERVER_DEFAULTS, type OpenAIServerOptions, type ChatRequestRecord, type UtteranceRecord, type RealtimeSessionRecord, type TranscriptionRequestRecord } from './openai/options.js';
+export type { QueuedTranscript, TimedTranscript } from './openai/speech-words.js';
 export { DEFAULT_REPLIES, type ScriptEntry, parseScriptJson } from './openai/script.js';
 export { type ReplyTrace, type TimedToken, plainTrace, tokenize } from './openai/tokenize.js';
 
@@ -63,7 +66,7 @@ export interface OpenAIServer {
   /** Streams and non-streamed replies still being generated. */
   activeReplies(): number;
   /** Appends to the transcript FIFO shared by the realtime and HTTP paths. */
-  queueTranscripts(transcripts: readonly string[]): void;
+  queueTranscripts(transcripts: readonly QueuedTranscript[]): void;
   setScript(script: ScriptEntry[]): void;
   setOptions(patch: Partial<OpenAIServerOptions>): void;
   options(): Readonly<OpenAIServerOptions>;
@@ -105,7 +108,7 @@ export async function startOpenAIServer(options: Partial<OpenAIServerOptions> & 
     current = next;
   };
   const recordUtterance = (utterance: UtteranceRecord): void => void utterances.push(utterance);
-  const queueTranscripts = (list: readonly string[]): void => transcripts.push(list);
+  const queueTranscripts = (list: readonly QueuedTranscript[]): void => transcripts.push(list);
   const stats = (): OpenAIServerStats => ({
     chatRequests: chatRequests.length,
     chatStreamsOpen: replays.size,

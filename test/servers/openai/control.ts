@@ -8,14 +8,16 @@ import { httpErrors } from './errors.js';
 import { BodyTooLarge, parseJson, readBody, sendError, sendJson } from './http.js';
 import { type OpenAIServerOptions, controlOptionsSchema } from './options.js';
 import { type ScriptEntry, parseScriptJson } from './script.js';
+import type { QueuedTranscript } from './speech-words.js';
 
 const BODY_LIMIT = 4 * 1024 * 1024;
 
-const transcriptsSchema = z.union([z.array(z.string()), z.strictObject({ transcripts: z.array(z.string()) })]);
+const entry = z.union([z.string(), z.strictObject({ text: z.string(), voicedMs: z.number().finite().positive().optional() })]);
+const transcriptsSchema = z.union([z.array(entry), z.strictObject({ transcripts: z.array(entry) })]);
 
 export interface ControlHooks {
   setScript(script: ScriptEntry[]): void;
-  queueTranscripts(transcripts: string[]): void;
+  queueTranscripts(transcripts: QueuedTranscript[]): void;
   setOptions(patch: Partial<OpenAIServerOptions>): void;
   stats(): Record<string, unknown>;
 }

@@ -51,6 +51,39 @@ export interface OpenAIServerOptions {
   realtimeAuthFailure: 'http-401' | 'error-event';
   /** Send `session.created` right after the upgrade (UNCONFIRMED shape). @defaultValue true */
   sendSessionCreated: boolean;
+  /**
+   * Live models: a word's audio arrived → its `…transcription.delta` (UNCONFIRMED: OpenAI
+   * publishes no figure; gpt-realtime-whisper's `delay` tunes it). @defaultValue 300
+   */
+  deltaLagMs: number;
+  /**
+   * Live models: `input_audio_buffer.commit` → `completed` (UNCONFIRMED: no published figure;
+   * Pipecat's published STT figures give OpenAI's realtime final a p99 of ~1.66 s from the end of
+   * speech, so 150 is the fast end). @defaultValue 150
+   */
+  finalAfterCommitMs: number;
+  /** Each delta and final of a live model comes up to this much later, uniformly, from `seed`. @defaultValue 0 */
+  timingJitterMs: number;
+  /** Seed of that jitter. @defaultValue 1 */
+  seed: number;
+  /**
+   * Live models, a transcript queued as plain text: speech per character, to spread its words
+   * (UNCONFIRMED, an estimate; the last word waits for the commit). @defaultValue 70
+   */
+  speechMsPerChar: number;
+  /**
+   * Which queued transcript a commit carries: `commit`, the next one per commit; `speech`, the
+   * ones bound to the committed speech (what live models always do; lets a server_vad commit that
+   * took in a short pause carry both pieces). @defaultValue 'commit'
+   */
+  bindTranscripts: 'commit' | 'speech';
+}
+
+/** Models with no server-side turn detection: they stream words while the speech arrives and finish at the client's commit. */
+export const LIVE_TRANSCRIPTION_MODELS: readonly string[] = ['gpt-realtime-whisper', 'gpt-live-transcribe'];
+
+export function isLiveModel(model: string | undefined): boolean {
+  return model !== undefined && LIVE_TRANSCRIPTION_MODELS.some((live) => model.startsWith(live));
 }
 
 export const OPENAI_SERVER_DEFAULTS: OpenAIServerOptions = {
@@ -59,7 +92,7 @@ export const OPENAI_SERVER_DEFAULTS: OpenAIServerOptions = {
   tokensPerSecond: 40,
   script: [],
   defaultReplies: DEFAULT_REPLIES,
-  models: ['gpt-4.1', 'gpt-4.1-mini', 'gpt-4o', 'gpt-4o-mini', 'gpt-4o-transcribe', 'gpt-4o-mini-transcribe', 'whisper-1'],
+  models: ['gpt-4.1', 'gpt-4.1-mini', 'gpt-4o', 'gpt-4o-mini', 'gpt-4o-transcribe', 'gpt-4o-mini-transcribe', 'gpt-realtime-whisper', 'gpt-live-transcribe', 'whisper-1'],
   obfuscation: true,
   defaultTranscript: 'Hello.',
   transcriptionDelayMs: 150,
@@ -70,6 +103,12 @@ export const OPENAI_SERVER_DEFAULTS: OpenAIServerOptions = {
   initialTurnDetection: 'server_vad',
   realtimeAuthFailure: 'http-401',
   sendSessionCreated: true,
+  deltaLagMs: 300,
+  finalAfterCommitMs: 150,
+  timingJitterMs: 0,
+  seed: 1,
+  speechMsPerChar: 70,
+  bindTranscripts: 'commit',
 };
 
 /** What `POST /_control/options` may change (numbers and flags; scripts have their own endpoint). */
@@ -84,6 +123,12 @@ export const controlOptionsSchema = z.strictObject({
   minCommitMs: z.number().finite().nonnegative().optional(),
   obfuscation: z.boolean().optional(),
   defaultReplies: z.strictObject({ ko: z.string(), en: z.string() }).optional(),
+  deltaLagMs: z.number().finite().nonnegative().optional(),
+  finalAfterCommitMs: z.number().finite().nonnegative().optional(),
+  timingJitterMs: z.number().finite().nonnegative().optional(),
+  seed: z.number().int().optional(),
+  speechMsPerChar: z.number().finite().positive().optional(),
+  bindTranscripts: z.enum(['commit', 'speech']).optional(),
 });
 
 /** Throws on values the server cannot run with (the in-process API's validation). */
@@ -91,6 +136,10 @@ export function assertOptions(options: OpenAIServerOptions): void {
   if (!(options.tokensPerSecond > 0) || !Number.isFinite(options.tokensPerSecond)) throw new Error('tokensPerSecond must be a positive number');
   if (!(options.firstTokenDelayMs >= 0)) throw new Error('firstTokenDelayMs must be >= 0');
   if (!(options.transcriptionDelayMs >= 0)) throw new Error('transcriptionDelayMs must be >= 0');
+  for (const key of ['deltaLagMs', 'finalAfterCommitMs', 'timingJitterMs'] as const) {
+    if (!(options[key] >= 0) || !Number.isFinite(options[key])) throw new Error(`${key} must be a finite number >= 0`);
+  }
+  if (!(options.speechMsPerChar > 0)) throw new Error('speechMsPerChar must be > 0');
 }
 
 /** One `POST /v1/chat/completions` that passed validation. */

@@ -4,6 +4,11 @@
  * turn detection is server_vad) or by the client's `input_audio_buffer.commit` (the plugin's
  * path with `turnDetection: null` and a VAD). Each commit is transcribed from the shared queue:
  * deltas spread over `transcriptionDelayMs`, then `completed`.
+ *
+ * The live models (gpt-realtime-whisper, gpt-live-transcribe) have no server-side turn
+ * detection (a session.update asking for one is refused) and transcribe while the speech arrives:
+ * each word's delta `deltaLagMs` after its audio (speech-words.ts), `completed`
+ * `finalAfterCommitMs` after the client's commit, never before the item's last delta.
  */
 import type { RawData, WebSocket } from 'ws';
 import { describeIssue } from './errors.js';
@@ -25,6 +30,9 @@ import {
 } from './realtime-protocol.js';
 import { type TranscriptQueue, languageOf, transcriptDeltas } from './transcripts.js';
 import { tokenize } from './tokenize.js';
+import { isLiveModel } from './options.js';
+import { type HeardWord, SpeechWords } from './speech-words.js';
+import { seededRandom } from '../prng.js';
 
 export interface RealtimeHooks {
   options(): OpenAIServerOptions;
@@ -44,6 +52,11 @@ export class RealtimeConnection {
   readonly #session: EffectiveSession;
   #speechItemId: string | undefined;
   #previousItemId: string | null = null;
+  readonly #words: SpeechWords;
+  readonly #random: () => number;
+  /** Live models: events due later, in the order they must leave (non-decreasing `dueAt`). */
+  #outbox: { dueAt: number; send: () => void }[] = [];
+  #outboxTimer: NodeJS.Timeout | undefined;
 
   constructor(ws: WebSocket, record: RealtimeSessionRecord, hooks: RealtimeHooks) {
     this.#ws = ws;
@@ -58,6 +71,12 @@ export class RealtimeConnection {
       include: null,
       expiresAt: Math.floor(Date.now() / 1000) + SESSION_LIFETIME_S,
     };
+    this.#random = seededRandom(options.seed + record.connectionId);
+    this.#words = new SpeechWords({
+      next: () => hooks.transcripts.nextTimed(hooks.options().defaultTranscript),
+      rmsThreshold: () => hooks.options().vadRmsThreshold,
+      speechMsPerChar: () => hooks.options().speechMsPerChar,
+    });
     ws.on('message', (data, isBinary) => this.#onMessage(data, isBinary));
     ws.on('close', () => this.#onClose());
     ws.on('error', () => ws.terminate());
@@ -111,27 +130,42 @@ export class RealtimeConnection {
     this.#record.eventCounts[type] = (this.#record.eventCounts[type] ?? 0) + 1;
     switch (parsed.data.type) {
       case 'session.update':
-        return this.#updateSession(parsed.data.session);
+        return this.#updateSession(parsed.data.session, eventId);
       case 'input_audio_buffer.append':
         return this.#append(parsed.data.audio, eventId);
       case 'input_audio_buffer.commit':
         return this.#commit(eventId);
       case 'input_audio_buffer.clear':
         this.#buffer.clear();
+        this.#words.clear();
         this.#speechItemId = undefined;
         return this.#send(serverEvent('input_audio_buffer.cleared'));
     }
   }
 
   /** Fields present in the update replace the session's; `null` turns a feature off. */
-  #updateSession(session: SessionConfig): void {
-    this.#record.sessionUpdates.push(session as Record<string, unknown>);
+  #updateSession(session: SessionConfig, eventId?: string): void {
     const input = session.audio?.input;
+    const transcription = input && 'transcription' in input ? (input.transcription ?? null) : this.#session.transcription;
+    const live = isLiveModel(transcription?.model ?? undefined);
+    if (live && input?.turn_detection) {
+      // Refused whole, the session unchanged (UNCONFIRMED wording; the docs: these models require
+      // turn detection "to be omitted or set to null").
+      return this.#reject(
+        `Turn detection is not supported for model '${transcription!.model}'. Omit 'session.audio.input.turn_detection' or set it to null, and commit each turn with input_audio_buffer.commit.`,
+        'session.audio.input.turn_detection',
+        'invalid_value',
+        eventId,
+      );
+    }
+    this.#record.sessionUpdates.push(session as Record<string, unknown>);
     if (input && 'transcription' in input) this.#session.transcription = input.transcription ?? null;
     if (input && 'turn_detection' in input) {
       const td = input.turn_detection ?? null;
       this.#session.turnDetection = td?.type === 'server_vad' ? { ...SERVER_VAD_DEFAULTS, ...td } : td;
     }
+    // Omitted is the same as null for a live model: it has none.
+    if (live) this.#session.turnDetection = null;
     if (input && 'noise_reduction' in input) this.#session.noiseReduction = input.noise_reduction ?? null;
     if ('include' in session) this.#session.include = session.include ?? null;
     this.#send(serverEvent('session.updated', { session: sessionResource(this.#session) }));
@@ -151,7 +185,14 @@ export class RealtimeConnection {
   #append(audio: string, eventId?: string): void {
     const bytes = decodeBase64(audio);
     if (!bytes) return this.#reject("Invalid 'audio'. Expected base64-encoded audio bytes.", 'audio', 'invalid_value', eventId);
-    const events = this.#buffer.append(pcm16(bytes), this.#vad(), this.#hooks.options().vadRmsThreshold);
+    const samples = pcm16(bytes);
+    // Words first: a server_vad commit in this same audio then carries every piece it took in.
+    if (this.#bindsBySpeech()) {
+      const heard = this.#words.append(samples, Date.now());
+      if (this.#words.bound && this.#speechItemId === undefined) this.#speechItemId = newId('item_', 21);
+      if (this.#live()) this.#sendDeltas(this.#speechItemId!, heard);
+    }
+    const events = this.#buffer.append(samples, this.#vad(), this.#hooks.options().vadRmsThreshold);
     for (const event of events) this.#onVad(event);
   }
 
@@ -183,15 +224,59 @@ export class RealtimeConnection {
     this.#committed(itemId, this.#buffer.commit(), 'commit');
   }
 
+  #live(): boolean {
+    return isLiveModel(this.#session.transcription?.model ?? undefined);
+  }
+
+  /** Transcription is off until a session.update configures it, as on OpenAI: nothing is bound before. */
+  #bindsBySpeech(): boolean {
+    return this.#session.transcription !== null && (this.#live() || this.#hooks.options().bindTranscripts === 'speech');
+  }
+
+  #jitter(): number {
+    return this.#random() * this.#hooks.options().timingJitterMs;
+  }
+
+  /** Each word `deltaLagMs` (plus jitter) after its audio arrived, in order. */
+  #sendDeltas(itemId: string, words: HeardWord[]): void {
+    const lag = this.#hooks.options().deltaLagMs;
+    for (const word of words) {
+      this.#sendAt(word.heardAt + lag + this.#jitter(), () =>
+        this.#send(serverEvent('conversation.item.input_audio_transcription.delta', { item_id: itemId, content_index: 0, delta: word.text })),
+      );
+    }
+  }
+
+  /** Queues `send` for `dueAt` (Date.now() clock), never ahead of what was queued before it. */
+  #sendAt(dueAt: number, send: () => void): void {
+    const last = this.#outbox.at(-1)?.dueAt ?? Number.NEGATIVE_INFINITY;
+    this.#outbox.push({ dueAt: Math.max(dueAt, last), send });
+    if (this.#outbox.length === 1) this.#pumpOutbox();
+  }
+
+  #pumpOutbox(): void {
+    this.#outboxTimer = undefined;
+    while (this.#outbox.length > 0 && this.#outbox[0]!.dueAt <= Date.now()) this.#outbox.shift()!.send();
+    const head = this.#outbox[0];
+    if (head) this.#outboxTimer = setTimeout(() => this.#pumpOutbox(), Math.max(1, Math.ceil(head.dueAt - Date.now())));
+  }
+
   #committed(itemId: string, samples: Int16Array, source: UtteranceRecord['source']): void {
     this.#send(serverEvent('input_audio_buffer.committed', { previous_item_id: this.#previousItemId, item_id: itemId }));
     this.#previousItemId = itemId;
     const options = this.#hooks.options();
+    const committedAt = Date.now();
+    const bound = this.#bindsBySpeech() ? this.#words.commit(committedAt) : undefined;
     // Transcription is off until a session.update configures it, as on OpenAI.
-    const transcript = this.#session.transcription ? this.#hooks.transcripts.next(options.defaultTranscript) : '';
+    const transcript = bound?.transcript ?? (this.#session.transcription ? this.#hooks.transcripts.next(options.defaultTranscript) : '');
     const durationMs = (samples.length * 1000) / SAMPLE_RATE;
-    this.#hooks.recordUtterance({ source, connectionId: this.id, itemId, durationMs, rms: rms(samples), transcript, receivedAt: Date.now() });
+    this.#hooks.recordUtterance({ source, connectionId: this.id, itemId, durationMs, rms: rms(samples), transcript, receivedAt: committedAt });
     if (!this.#session.transcription) return;
+    if (this.#live()) {
+      this.#sendDeltas(itemId, bound!.late);
+      this.#sendAt(committedAt + options.finalAfterCommitMs + this.#jitter(), () => this.#send(this.#completedEvent(itemId, transcript, durationMs)));
+      return;
+    }
 
     const deltas = transcriptDeltas(transcript, options.transcriptDeltas);
     const delay = options.transcriptionDelayMs;
@@ -200,18 +285,18 @@ export class RealtimeConnection {
         this.#send(serverEvent('conversation.item.input_audio_transcription.delta', { item_id: itemId, content_index: 0, delta })),
       );
     });
-    this.#later(delay, () =>
-      this.#send(
-        serverEvent('conversation.item.input_audio_transcription.completed', {
-          item_id: itemId,
-          content_index: 0,
-          transcript,
-          usage: transcriptionUsage(durationMs, tokenize(transcript).length),
-          logprobs: null,
-          ...(options.reportLanguage && transcript ? { languages: [{ code: languageOf(transcript) }] } : {}),
-        }),
-      ),
-    );
+    this.#later(delay, () => this.#send(this.#completedEvent(itemId, transcript, durationMs)));
+  }
+
+  #completedEvent(itemId: string, transcript: string, durationMs: number): Record<string, unknown> {
+    return serverEvent('conversation.item.input_audio_transcription.completed', {
+      item_id: itemId,
+      content_index: 0,
+      transcript,
+      usage: transcriptionUsage(durationMs, tokenize(transcript).length),
+      logprobs: null,
+      ...(this.#hooks.options().reportLanguage && transcript ? { languages: [{ code: languageOf(transcript) }] } : {}),
+    });
   }
 
   /**
@@ -227,6 +312,8 @@ export class RealtimeConnection {
   }
 
   #onClose(): void {
+    clearTimeout(this.#outboxTimer);
+    this.#outbox = [];
     for (const timer of this.#timers) clearTimeout(timer);
     this.#timers.clear();
     this.#record.closedAt = Date.now();

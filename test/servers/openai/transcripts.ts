@@ -4,17 +4,24 @@
  * said" without caring which path the client takes.
  */
 import { hasHangul } from './script.js';
+import type { QueuedTranscript, TimedTranscript } from './speech-words.js';
 import { tokenize } from './tokenize.js';
 
 export class TranscriptQueue {
-  #queue: string[] = [];
+  #queue: QueuedTranscript[] = [];
 
-  push(transcripts: readonly string[]): void {
+  push(transcripts: readonly QueuedTranscript[]): void {
     this.#queue.push(...transcripts);
   }
 
   next(fallback: string): string {
-    return this.#queue.length > 0 ? this.#queue.shift()! : fallback;
+    return this.nextTimed(fallback).text;
+  }
+
+  /** The next transcript with the length of its speech when it was queued with one. */
+  nextTimed(fallback: string): TimedTranscript {
+    const entry = this.#queue.shift() ?? fallback;
+    return typeof entry === 'string' ? { text: entry } : entry;
   }
 
   get length(): number {
