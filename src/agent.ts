@@ -21,7 +21,7 @@ import { type AckLibrary, attachAcknowledgement, prepareAcknowledgements } from 
 import { attachEarlyAck } from './ack/early.js';
 import { EARLY_ACK_PHRASES } from './ack/phrases.js';
 import { createAckRoomOutput } from './audio/room-output.js';
-import { type AppConfig, ConfigError, loadConfig, loadEnvFile, redactedConfig, shareLeaseSocket } from './config/index.js';
+import { type AppConfig, ConfigError, JOB_PROCESS_START_TIMEOUT_MS, loadConfig, loadEnvFile, redactedConfig, shareLeaseSocket } from './config/index.js';
 import { protectBargeIn } from './audio/barge-in-output.js';
 import { attachJobTurnBudget, startWorkerMetrics } from './latency/worker.js';
 import { runAgentApp, runWorkerSettings } from './lifecycle/index.js';
@@ -67,6 +67,8 @@ export async function prewarm(proc: JobProcess<ProcessData>): Promise<void> {
     acks.catch(() => {});
     proc.userData.acks = acks;
   }
+  // How long this process took from fork to ready (the framework allows JOB_PROCESS_START_TIMEOUT_MS).
+  log().info({ startMs: Math.round(process.uptime() * 1000) }, 'job process ready');
 }
 
 export async function entry(ctx: JobContext<ProcessData>): Promise<void> {
@@ -186,6 +188,7 @@ export function runWorkerCli(argv: string[] = process.argv): void {
     agent: fileURLToPath(import.meta.url),
     agentName: config.agentName,
     ...(httpPort !== undefined ? { port: httpPort } : {}),
+    initializeProcessTimeout: JOB_PROCESS_START_TIMEOUT_MS,
     // Load as the share of the calls this worker takes: full (no new jobs) at exactly maxCalls.
     ...(maxCalls !== undefined ? { loadFunc: async (server) => server.activeJobs.length / maxCalls, loadThreshold: 1 } : {}),
   });
