@@ -21,7 +21,7 @@ import { type AckLibrary, attachAcknowledgement, prepareAcknowledgements } from 
 import { attachEarlyAck } from './ack/early.js';
 import { EARLY_ACK_PHRASES } from './ack/phrases.js';
 import { createAckRoomOutput } from './audio/room-output.js';
-import { type AppConfig, ConfigError, loadConfig, loadEnvFile, redactedConfig, shareLeaseSocket } from './config/index.js';
+import { type AppConfig, ConfigError, JOB_PROCESS_START_TIMEOUT_MS, loadConfig, loadEnvFile, redactedConfig, shareLeaseSocket } from './config/index.js';
 import { protectBargeIn } from './audio/barge-in-output.js';
 import { attachJobTurnBudget, startWorkerMetrics } from './latency/worker.js';
 import { createCallCap } from './lifecycle/call-cap.js';
@@ -69,6 +69,8 @@ export async function prewarm(proc: JobProcess<ProcessData>): Promise<void> {
     acks.catch(() => {});
     proc.userData.acks = acks;
   }
+  // How long this process took from fork to ready (the framework allows JOB_PROCESS_START_TIMEOUT_MS).
+  log().info({ startMs: Math.round(process.uptime() * 1000) }, 'job process ready');
 }
 
 export async function entry(ctx: JobContext<ProcessData>): Promise<void> {
@@ -203,6 +205,7 @@ export function runWorkerCli(argv: string[] = process.argv): void {
     agent: fileURLToPath(import.meta.url),
     agentName: config.agentName,
     ...(httpPort !== undefined ? { port: httpPort } : {}),
+    initializeProcessTimeout: JOB_PROCESS_START_TIMEOUT_MS,
     ...(cap ? { loadFunc: cap.loadFunc, requestFunc: cap.requestFunc, loadThreshold: 1 } : {}),
   });
   // One connection budget for every job process, started before the framework forks any: they

@@ -3,7 +3,9 @@
 //   node probe.mjs http://127.0.0.1:7880/ OK
 const [url, body] = process.argv.slice(2);
 try {
-  const response = await fetch(url, { signal: AbortSignal.timeout(2000) });
+  // Bounded by the caller (readiness.ts PROBE_TIMEOUT_MS); a request to a server that is up but
+  // starved of CPU is a success late, not a failure.
+  const response = await fetch(url, { signal: AbortSignal.timeout(15_000) });
   const text = (await response.text()).trim();
   process.exit(response.status === 200 && (body === undefined || text === body) ? 0 : 1);
 } catch {

@@ -28,10 +28,18 @@ export async function poll<T>(
   }
 }
 
+/**
+ * How long one probe process may take, start included. Each probe is a fresh Node process, which
+ * a starved host (load 37 on 2 cores) takes seconds to start: a bound below that cost fails every
+ * attempt however long the wait around it (livekit-server answered, yet no probe lived to see
+ * it). A refused connection still fails at once, so this bound only lets a slow success finish.
+ */
+const PROBE_TIMEOUT_MS = 20_000;
+
 /** GET inside the namespace answers 200 (and `body`, if given). */
 export function httpReady(namespace: string, url: string, body?: string): boolean {
   const [cmd, args] = inNamespace(namespace, process.execPath, [PROBE_SCRIPT, url, ...(body === undefined ? [] : [body])]);
-  return runSync(cmd, args, 5000).code === 0;
+  return runSync(cmd, args, PROBE_TIMEOUT_MS).code === 0;
 }
 
 export function redisReady(namespace: string, port: number): boolean {

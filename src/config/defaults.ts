@@ -6,6 +6,15 @@ import type { AckMode, MetricsHost, TurnSettings } from './types.js';
  */
 export const DEFAULT_DRAIN_TIMEOUT_S = 1800;
 
+/**
+ * How long a job process may take from fork to ready (loading the agent's modules and Silero's
+ * model) before the worker kills it and forks another. The framework's 10 s is a livelock on a
+ * starved host: every process that would have been ready in 15 s is killed at 10 s and the next
+ * one starts from nothing, so calls already accepted wait for a process that never comes. A
+ * process that is slow to start is still the quickest way to a ready one.
+ */
+export const JOB_PROCESS_START_TIMEOUT_MS = 120_000;
+
 export const CONFIG_DEFAULTS = {
   llmModel: 'gpt-4.1-mini',
   /**

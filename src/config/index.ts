@@ -1,4 +1,4 @@
-export { CONFIG_DEFAULTS, DEFAULT_DRAIN_TIMEOUT_S } from './defaults.js';
+export { CONFIG_DEFAULTS, DEFAULT_DRAIN_TIMEOUT_S, JOB_PROCESS_START_TIMEOUT_MS } from './defaults.js';
 export { ConfigError, loadConfig, loadEnvFile, shareLeaseSocket } from './load.js';
 export { redactedConfig } from './redact.js';
 export type {

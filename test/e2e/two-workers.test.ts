@@ -39,6 +39,34 @@ interface CrowdResult {
   leftEpoch: number;
 }
 
+/** The crowd client's own deadline: each room waits at most 90 s for its agent, each mark 120 s. */
+const CROWD_TIMEOUT_MS = 420_000;
+
+/**
+ * Resolves once the crowd wrote `<mark>.json`. The crowd's deadlines are the only ones: if it ends
+ * first (a room that got no agent, say), this fails at once with the crowd's own error, instead
+ * of polling on for a file that will never come and reporting only that it did not.
+ */
+function markReached(control: string, crowd: Promise<CrowdResult>): (mark: string) => Promise<void> {
+  let ended: CrowdResult | undefined;
+  crowd.then(
+    (result) => (ended = result),
+    (error: Error) => (ended = { ok: false, error: error.message } as CrowdResult),
+  );
+  return async (mark) => {
+    await waitFor(
+      `the crowd's mark ${mark}`,
+      async () => {
+        if (existsSync(join(control, `${mark}.json`))) return true;
+        if (ended) throw new Error(`room-crowd ended before ${mark}: ${ended.error ?? 'no error'}; ${JSON.stringify(ended)}`);
+        return undefined;
+      },
+      CROWD_TIMEOUT_MS,
+      200,
+    );
+  };
+}
+
 /** The worker whose log names the agent's job (the agent's identity is `agent-<job id>`). */
 function servedBy(agentIdentity: string, logs: Record<string, string>): string[] {
   const job = agentIdentity.replace(/^agent-/, '');
@@ -73,10 +101,11 @@ describe.skipIf(!available)('two workers behind one LiveKit server', () => {
     ];
     // Stamped when it happens, not when the test gets to look.
     const exitB = workerB.exited.then((how) => ({ how, at: Date.now() }));
-    const crowd = stack.client('room-crowd', ['--agent', AGENT, '--control', control, '--steps', JSON.stringify(steps)], { timeoutMs: 420_000 }) as unknown as Promise<CrowdResult>;
+    const crowd = stack.client('room-crowd', ['--agent', AGENT, '--control', control, '--steps', JSON.stringify(steps)], { timeoutMs: CROWD_TIMEOUT_MS }) as unknown as Promise<CrowdResult>;
+    const reached = markReached(control, crowd);
 
     // Worker A joins once B holds its calls, and after B's "full" had time to reach the server.
-    await waitFor(`the first ${B_CALLS} calls`, async () => (existsSync(join(control, 'b-full.json')) ? true : undefined), 120_000, 200);
+    await reached('b-full');
     const [workerA] = await Promise.all([
       stack.startWorker({ name: 'worker-a', agentName: AGENT, httpPort: 18092, env: { AGENT_MAX_CALLS: '10' } }),
       new Promise((resolve) => setTimeout(resolve, LOAD_TICK_MS)),
@@ -85,7 +114,7 @@ describe.skipIf(!available)('two workers behind one LiveKit server', () => {
 
     // What a live call costs: both workers' process trees (job processes, idle spares, the
     // inference process) over a window with every call up.
-    await waitFor('every call', async () => (existsSync(join(control, 'all-live.json')) ? true : undefined), 200_000, 200);
+    await reached('all-live');
     const before = [groupCpuMs(workerA!.pid), groupCpuMs(workerB.pid)];
     const windowStart = Date.now();
     await new Promise((resolve) => setTimeout(resolve, CPU_WINDOW_MS));
