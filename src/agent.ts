@@ -181,11 +181,12 @@ export function runWorkerCli(argv: string[] = process.argv): void {
       process.exit(1);
     });
   }
-  const { httpPort, maxCalls } = config.worker;
+  const { httpPort, maxCalls, processStartTimeoutMs } = config.worker;
   const serverOptions = new ServerOptions({
     agent: fileURLToPath(import.meta.url),
     agentName: config.agentName,
     ...(httpPort !== undefined ? { port: httpPort } : {}),
+    ...(processStartTimeoutMs !== undefined ? { initializeProcessTimeout: processStartTimeoutMs } : {}),
     // Load as the share of the calls this worker takes: full (no new jobs) at exactly maxCalls.
     ...(maxCalls !== undefined ? { loadFunc: async (server) => server.activeJobs.length / maxCalls, loadThreshold: 1 } : {}),
   });

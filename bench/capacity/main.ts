@@ -171,7 +171,8 @@ async function main(): Promise<number> {
     web: false,
     // The Cartesia fake also runs for the local voice: the callers set its pace per turn.
     cartesia: true,
-    workerEnv: { AGENT_MAX_CALLS: String(args.maxCalls), TTS_PROVIDER: args.tts },
+    // A job process that takes more than the framework's 10 s to start on a busy host would make every call wait.
+    workerEnv: { AGENT_MAX_CALLS: String(args.maxCalls), TTS_PROVIDER: args.tts, AGENT_PROCESS_START_TIMEOUT_S: '60' },
     fakeArgs: { openai: ['--script', scriptFile], cartesia: ['--options', JSON.stringify({ audio: 'audible', msPerChar: MS_PER_CHAR, firstByteDelayMs: 120 })] },
     progress: (line) => note(`stack: ${line}`),
   });

@@ -41,7 +41,7 @@ export function printCapacity(r: CapacityReport, log: (line: string) => void): v
         `${Number.isFinite(s.gapsPerReply) ? s.gapsPerReply.toFixed(2) : '–'}, ${pct(s.gapShare)} | ` +
         `${s.workerCores.toFixed(2)}, ${s.cpuPerCall.toFixed(2)}, ${s.callsPerCore.toFixed(1)} | ` +
         `${(s.joined / r.args.maxCalls).toFixed(2)} / ${s.workerAloneLoad.toFixed(2)} / ${s.machineLoad.toFixed(2)} | ` +
-        `${s.pssMb.toFixed(0)}, ${s.pssPerCallMb.toFixed(0)} | ${s.callerCpuShare !== undefined ? `${s.callerCpuShare.toFixed(2)} core` : '–'}`,
+        `${s.pssMb.toFixed(0)}, ${s.pssPerCallMb.toFixed(0)} | ${typeof s.callerCpuShare === "number" ? `${s.callerCpuShare.toFixed(2)} core` : "–"}`,
     );
     for (const f of s.failures.slice(0, 5)) log(`        miss: ${f.slice(0, 200)}`);
     if (s.degraded.length > 0) log(`        DEGRADED: ${s.degraded.join('; ')}`);

@@ -129,7 +129,11 @@ function buildConfig(env: ParsedEnv, provider: TtsProvider): AppConfig {
   return {
     livekit: { url: env.LIVEKIT_URL, apiKey: env.LIVEKIT_API_KEY, apiSecret: env.LIVEKIT_API_SECRET, workerToken: env.LIVEKIT_WORKER_TOKEN },
     agentName: env.AGENT_NAME,
-    worker: { httpPort: env.AGENT_HTTP_PORT, maxCalls: env.AGENT_MAX_CALLS },
+    worker: {
+      httpPort: env.AGENT_HTTP_PORT,
+      maxCalls: env.AGENT_MAX_CALLS,
+      processStartTimeoutMs: env.AGENT_PROCESS_START_TIMEOUT_S === undefined ? undefined : env.AGENT_PROCESS_START_TIMEOUT_S * 1000,
+    },
     openai: {
       apiKey: env.OPENAI_API_KEY,
       baseURL: env.OPENAI_BASE_URL,

@@ -34,6 +34,12 @@ export interface AppConfig {
      * shows. Unset: the framework's CPU measure (full above 70 % of the machine in `start`).
      */
     maxCalls?: number;
+    /**
+     * How long a job process may take to start (import the agent, load the VAD, open the TTS
+     * socket) before the framework gives up on it; unset keeps the framework's 10 s, which a
+     * CPU-starved host overruns (every call then waits for a process that never comes).
+     */
+    processStartTimeoutMs?: number;
   };
   /** `baseURL` reaches both the LLM and the (realtime) STT: the plugin's STT ignores OPENAI_BASE_URL. */
   openai: { apiKey?: string; baseURL?: string; llmModel: string; sttModel: string };
