@@ -28,6 +28,7 @@ import { runAgentApp, runWorkerSettings } from './lifecycle/index.js';
 import { createAssistant, createSession } from './session.js';
 import { describeCaller, greetSipCaller } from './sip/index.js';
 import { maskPhoneNumbersInOutput } from './sip/log-privacy.js';
+import { voiceForCall } from './tts/call-voice.js';
 import { type CreatedTTS, createTTS } from './tts/factory.js';
 import { startLeaseService } from './tts/lease-service.js';
 import { turnTaking } from './turn/detection.js';
@@ -81,7 +82,8 @@ export async function entry(ctx: JobContext<ProcessData>): Promise<void> {
   logger.info(caller.logFields, 'caller joined');
 
   const vad = ctx.proc.userData.vad ?? (await silero.VAD.load({ minSilenceDuration: config.turn.silenceMs }));
-  const voice = await (ctx.proc.userData.voice ?? prepareVoice(config));
+  // The provider is asked again now; unreachable, the call speaks with TTS_FALLBACK (one log line).
+  const { voice, fallback } = await voiceForCall(config, ctx.proc.userData.voice, logger, { create: createTTS });
   ctx.proc.userData.voice = undefined;
   ctx.addShutdownCallback(() => voice.close());
 
@@ -109,7 +111,8 @@ export async function entry(ctx: JobContext<ProcessData>): Promise<void> {
   // holding up the call's start.
   const turnBudget = attachJobTurnBudget(session, { agent, tts: voice.tts, config, logger, room: { room: ctx.room, callerIdentity: callerParticipant.identity } });
   ctx.addShutdownCallback(() => turnBudget.close());
-  const acks = config.ack.mode === 'off' ? undefined : (ctx.proc.userData.acks ?? prepareAcknowledgements(voice.tts, ackPhrases(config)));
+  // Acks prepared with the provider's voice would not match the fallback's.
+  const acks = config.ack.mode === 'off' ? undefined : fallback ? prepareAcknowledgements(voice.tts, ackPhrases(config)) : (ctx.proc.userData.acks ?? prepareAcknowledgements(voice.tts, ackPhrases(config)));
   ctx.proc.userData.acks = undefined;
   const ackMode = config.ack.mode;
   if (acks && (ackMode === 'always' || ackMode === 'slow')) {
@@ -141,7 +144,7 @@ export async function entry(ctx: JobContext<ProcessData>): Promise<void> {
     );
   }
   greetSipCaller(session, caller);
-  logger.info({ provider: config.tts.provider }, 'session started');
+  logger.info({ provider: fallback ? config.tts.fallback : config.tts.provider, ...(fallback ? { fallback: true } : {}) }, 'session started');
 }
 
 /** An early ack is a backchannel ("네." / "Okay."): it plays before the reply and delays it by its length. */

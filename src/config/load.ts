@@ -143,6 +143,7 @@ function buildConfig(env: ParsedEnv, provider: TtsProvider): AppConfig {
     tts: {
       provider,
       sampleRate: env.TTS_SAMPLE_RATE,
+      fallback: env.TTS_FALLBACK,
       resemble: {
         apiKey: env.RESEMBLE_API_KEY,
         voiceUuid: env.RESEMBLE_VOICE_UUID,

@@ -60,6 +60,11 @@ export interface AppConfig {
     };
     /** Loopback port of the local voice server; 0 picks a free one. */
     localPort: number;
+    /**
+     * The voice a call speaks with when the provider cannot be reached as the call starts
+     * (src/tts/call-voice.ts): `local`, the embedded voice. Unset: the call keeps the provider.
+     */
+    fallback?: 'local';
     /** Rewrite numbers, dates and aliases into spoken form before sending (src/chunking/speech). */
     normalize: boolean;
     /** Send SSML to Resemble (LLM markup escaped). */

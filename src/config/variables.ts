@@ -38,6 +38,7 @@ export const ENV_SCHEMA = z.object({
   // TTS
   TTS_PROVIDER: choice(['resemble', 'cartesia', 'local', 'cartesia-livekit'] as const),
   TTS_SAMPLE_RATE: wholeNumber(8000, 48000, 'Hz'),
+  TTS_FALLBACK: choice(['local'] as const),
   RESEMBLE_API_KEY: text(),
   RESEMBLE_VOICE_UUID: text(),
   RESEMBLE_PROJECT_UUID: text(),
