@@ -21,7 +21,7 @@ import { type AckLibrary, attachAcknowledgement, prepareAcknowledgements } from 
 import { attachEarlyAck } from './ack/early.js';
 import { EARLY_ACK_PHRASES } from './ack/phrases.js';
 import { createAckRoomOutput } from './audio/room-output.js';
-import { type AppConfig, ConfigError, JOB_PROCESS_START_TIMEOUT_MS, loadConfig, loadEnvFile, redactedConfig, shareLeaseSocket } from './config/index.js';
+import { type AppConfig, ConfigError, loadConfig, loadEnvFile, redactedConfig, shareLeaseSocket } from './config/index.js';
 import { protectBargeIn } from './audio/barge-in-output.js';
 import { attachJobTurnBudget, startWorkerMetrics } from './latency/worker.js';
 import { createCallCap } from './lifecycle/call-cap.js';
@@ -30,6 +30,7 @@ import { createAssistant, createSession } from './session.js';
 import { describeCaller, greetSipCaller } from './sip/index.js';
 import { maskPhoneNumbersInOutput } from './sip/log-privacy.js';
 import { createSpeechToText } from './stt/index.js';
+import { voiceForCall } from './tts/call-voice.js';
 import { type CreatedTTS, createTTS } from './tts/factory.js';
 import { startLeaseService } from '@firstword/agents-plugin-tts/budget';
 import { turnTaking } from './turn/detection.js';
@@ -69,7 +70,7 @@ export async function prewarm(proc: JobProcess<ProcessData>): Promise<void> {
     acks.catch(() => {});
     proc.userData.acks = acks;
   }
-  // How long this process took from fork to ready (the framework allows JOB_PROCESS_START_TIMEOUT_MS).
+  // How long this process took from fork to ready (the worker allows AGENT_PROCESS_START_TIMEOUT_S).
   log().info({ startMs: Math.round(process.uptime() * 1000) }, 'job process ready');
 }
 
@@ -88,7 +89,8 @@ export async function entry(ctx: JobContext<ProcessData>): Promise<void> {
   logger.info(caller.logFields, 'caller joined');
 
   const vad = ctx.proc.userData.vad ?? (await silero.VAD.load({ minSilenceDuration: config.turn.silenceMs }));
-  const voice = await (ctx.proc.userData.voice ?? prepareVoice(config));
+  // The provider is asked again now; unreachable, the call speaks with TTS_FALLBACK (one log line).
+  const { voice, fallback } = await voiceForCall(config, ctx.proc.userData.voice, logger, { create: createTTS });
   ctx.proc.userData.voice = undefined;
   ctx.addShutdownCallback(() => voice.close());
 
@@ -110,7 +112,8 @@ export async function entry(ctx: JobContext<ProcessData>): Promise<void> {
   // holding up the call's start.
   const turnBudget = attachJobTurnBudget(session, { agent, tts: voice.tts, config, logger, room: { room: ctx.room, callerIdentity: callerParticipant.identity } });
   ctx.addShutdownCallback(() => turnBudget.close());
-  const acks = config.ack.mode === 'off' ? undefined : (ctx.proc.userData.acks ?? prepareAcknowledgements(voice.tts, ackPhrases(config)));
+  // Acks prepared with the provider's voice would not match the fallback's.
+  const acks = config.ack.mode === 'off' ? undefined : fallback ? prepareAcknowledgements(voice.tts, ackPhrases(config)) : (ctx.proc.userData.acks ?? prepareAcknowledgements(voice.tts, ackPhrases(config)));
   ctx.proc.userData.acks = undefined;
   const ackMode = config.ack.mode;
   if (acks && (ackMode === 'always' || ackMode === 'slow')) {
@@ -143,7 +146,7 @@ export async function entry(ctx: JobContext<ProcessData>): Promise<void> {
     );
   }
   greetSipCaller(session, caller);
-  logger.info({ provider: config.tts.provider }, 'session started');
+  logger.info({ provider: fallback ? config.tts.fallback : config.tts.provider, ...(fallback ? { fallback: true } : {}) }, 'session started');
 }
 
 /** The caller named in the dispatch's metadata (`{"caller": identity}`, src/web/rooms.ts), if any. */
@@ -194,7 +197,7 @@ export function runWorkerCli(argv: string[] = process.argv): void {
       process.exit(1);
     });
   }
-  const { httpPort, maxCalls } = config.worker;
+  const { httpPort, maxCalls, processStartTimeoutMs } = config.worker;
   // Load as the share of the calls this worker takes: full (no new jobs) at exactly maxCalls, and
   // a job beyond it refused even inside one load report's interval.
   const cap =
@@ -205,7 +208,7 @@ export function runWorkerCli(argv: string[] = process.argv): void {
     agent: fileURLToPath(import.meta.url),
     agentName: config.agentName,
     ...(httpPort !== undefined ? { port: httpPort } : {}),
-    initializeProcessTimeout: JOB_PROCESS_START_TIMEOUT_MS,
+    initializeProcessTimeout: processStartTimeoutMs,
     ...(cap ? { loadFunc: cap.loadFunc, requestFunc: cap.requestFunc, loadThreshold: 1 } : {}),
   });
   // One connection budget for every job process, started before the framework forks any: they

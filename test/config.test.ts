@@ -223,8 +223,10 @@ describe('loadConfig', () => {
     it('reads the OpenAI endpoint and the worker HTTP port', () => {
       const config = loadConfig({ ...WORKER_ENV, OPENAI_BASE_URL: 'http://127.0.0.1:4010/v1', AGENT_HTTP_PORT: '8099' });
       expect(config.openai.baseURL).toBe('http://127.0.0.1:4010/v1');
-      expect(config.worker).toEqual({ httpPort: 8099, maxCalls: undefined });
+      expect(config.worker).toEqual({ httpPort: 8099, maxCalls: undefined, processStartTimeoutMs: 120_000 });
       expect(loadConfig({ ...WORKER_ENV, AGENT_MAX_CALLS: '4' }).worker.maxCalls).toBe(4);
+      expect(loadConfig({ ...WORKER_ENV, AGENT_PROCESS_START_TIMEOUT_S: '45' }).worker.processStartTimeoutMs).toBe(45_000);
+      expect(() => loadConfig({ ...WORKER_ENV, AGENT_PROCESS_START_TIMEOUT_S: '0' })).toThrow(/AGENT_PROCESS_START_TIMEOUT_S/);
       expect(() => loadConfig({ ...WORKER_ENV, AGENT_MAX_CALLS: '0' })).toThrow(/AGENT_MAX_CALLS/);
       const bad = configError(() => loadConfig({ ...WORKER_ENV, OPENAI_BASE_URL: 'ws://x', AGENT_HTTP_PORT: '0' }));
       expect(bad.problems.map((p) => p.split(' ')[0])).toEqual(['AGENT_HTTP_PORT', 'OPENAI_BASE_URL']);

@@ -9,29 +9,15 @@
  * Reports on stdout, one JSON line each with a `bench` key (rtc-node logs JSON there too):
  * `ready`, one `turn` per turn, then `done`; `error` if the run cannot go on.
  */
-import {
-  AudioSource,
-  LocalAudioTrack,
-  ParticipantKind,
-  type RemoteParticipant,
-  type RemoteTrack,
-  Room,
-  RoomEvent,
-  TrackKind,
-  TrackPublishOptions,
-  TrackSource,
-  dispose,
-} from '@livekit/rtc-node';
-import { AccessToken, RoomAgentDispatch, RoomConfiguration } from 'livekit-server-sdk';
+import { dispose } from '@livekit/rtc-node';
 import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { decodeWav } from '../../src/local-voice/wav.js';
+import { type JoinedCaller, joinCaller, need } from './caller.js';
 import { Control } from './control.js';
-import { Ear } from './ear.js';
-import { Mic } from './mic.js';
 import type { Strategy, TurnSpec } from './plan.js';
-import { type Caller, type ClipData, runTurn } from './turn.js';
+import { type ClipData, runTurn } from './turn.js';
 
 export interface DriverPlan {
   strategies: Strategy[];
@@ -43,49 +29,12 @@ export interface DriverPlan {
 
 const emit = (kind: string, body: Record<string, unknown> = {}) => process.stdout.write(`${JSON.stringify({ bench: kind, ...body })}\n`);
 
-function need(name: string): string {
-  const value = process.env[name];
-  if (!value) throw new Error(`${name} is not set: run through the stack (bench/room/main.ts does)`);
-  return value;
-}
-
-async function token(room: string, agentName: string): Promise<string> {
-  const at = new AccessToken(need('LIVEKIT_API_KEY'), need('LIVEKIT_API_SECRET'), { identity: 'caller', ttl: 7200 });
-  at.addGrant({ roomJoin: true, room, canPublish: true, canSubscribe: true, canPublishData: true });
-  // The first join creates the room and dispatches this strategy's worker to it by name.
-  at.roomConfig = new RoomConfiguration({ agents: [new RoomAgentDispatch({ agentName })] });
-  return at.toJwt();
-}
-
-interface Joined extends Caller {
-  room: Room;
+interface Joined extends JoinedCaller {
   strategy: string;
 }
 
 async function join(strategy: Strategy, deadline: number): Promise<Joined> {
-  const room = new Room();
-  let agent: RemoteParticipant | undefined;
-  const track = new Promise<RemoteTrack>((resolve) => {
-    room.on(RoomEvent.TrackSubscribed, (t, _pub, participant) => {
-      if (t.kind !== TrackKind.KIND_AUDIO || participant.kind !== ParticipantKind.AGENT) return;
-      agent = participant;
-      resolve(t);
-    });
-  });
-  await room.connect(need('LIVEKIT_URL'), await token(strategy.room, strategy.agentName), { autoSubscribe: true, dynacast: false });
-  // Queue of one frame ahead at most: the Mic paces itself (see mic.ts).
-  const source = new AudioSource(48_000, 1, 200);
-  const mic = new Mic(source);
-  await room.localParticipant!.publishTrack(LocalAudioTrack.createAudioTrack('caller', source), new TrackPublishOptions({ source: TrackSource.SOURCE_MICROPHONE }));
-  mic.start();
-  const agentTrack = await Promise.race([track, new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), deadline - Date.now()))]);
-  if (!agentTrack) throw new Error(`${strategy.name}: the agent (${strategy.agentName}) published no audio track in time`);
-  const ear = new Ear(agentTrack);
-  const caller: Joined = { room, strategy: strategy.name, mic, ear, agentState: () => agent?.attributes['lk.agent.state'] };
-  // The session is up once the agent reports a state; the first turn must not race its start.
-  const listening = await ear.until(() => (caller.agentState() === 'listening' ? true : undefined), deadline);
-  if (!listening) throw new Error(`${strategy.name}: agent state is ${caller.agentState()}, not listening`);
-  return caller;
+  return { ...(await joinCaller(strategy.name, strategy.room, strategy.agentName, deadline)), strategy: strategy.name };
 }
 
 function loadClips(plan: DriverPlan): Map<string, ClipData> {
@@ -135,11 +84,7 @@ async function main(): Promise<void> {
   // Share of one core the caller itself used (two rooms: Opus in and out, 200 frames/s each way).
   const cpuShare = (used.user + used.system) / 1000 / (Date.now() - cpuWall);
   const micStalls = callers.reduce((n, c) => n + c.mic.stalls, 0);
-  for (const caller of callers) {
-    caller.ear.close();
-    await caller.mic.stop();
-    await caller.room.disconnect();
-  }
+  for (const caller of callers) await caller.leave();
   clearTimeout(hardStop);
   emit('done', { eventLoop, micStalls, cpuShare, clockSkewDriftMs: clockSkew() - skewAtStart });
 }

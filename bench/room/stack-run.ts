@@ -51,11 +51,19 @@ export const stopBenchStack = (state: StackState, progress: (line: string) => vo
 export type DriverEvent = { bench: string } & Record<string, unknown>;
 
 /**
- * Runs driver.ts inside the namespace; `onEvent` gets each `bench` line as it arrives. Resolves
- * with the exit code; past `timeoutMs` the driver's process group is killed.
+ * Runs a bench's caller script (`driver`, from the repository root; bench/room/driver.ts unless
+ * given) inside the namespace; `onEvent` gets each `bench` line as it arrives. Resolves with the
+ * exit code; past `timeoutMs` the driver's process group is killed.
  */
-export function runDriver(state: StackState, planFile: string, timeoutMs: number, onEvent: (e: DriverEvent) => void, onLog: (line: string) => void): Promise<number | null> {
-  const [cmd, argv] = inNamespace(state.namespace, TSX_BIN, [join(REPO_ROOT, 'bench', 'room', 'driver.ts'), planFile]);
+export function runDriver(
+  state: StackState,
+  planFile: string,
+  timeoutMs: number,
+  onEvent: (e: DriverEvent) => void,
+  onLog: (line: string) => void,
+  driver = join('bench', 'room', 'driver.ts'),
+): Promise<number | null> {
+  const [cmd, argv] = inNamespace(state.namespace, TSX_BIN, [join(REPO_ROOT, driver), planFile]);
   const child = spawn(cmd, argv, { cwd: REPO_ROOT, env: { ...process.env, ...stackEnv(state), RUST_LOG: 'warn' }, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
   const kill = (sig: NodeJS.Signals) => {
     try {

@@ -4,7 +4,7 @@
  * at once, each line naming the variable to fix. Secret values never appear in messages.
  */
 import dotenv from 'dotenv';
-import { CONFIG_DEFAULTS } from './defaults.js';
+import { CONFIG_DEFAULTS, JOB_PROCESS_START_TIMEOUT_MS } from './defaults.js';
 import type { AppConfig, ConfigMode, TtsProvider, WebAuthSettings } from './types.js';
 import { ENV_SCHEMA, ENV_VARIABLES, type EnvVariable, LEASE_SOCKET_VARIABLE, type ParsedEnv, SECRET_VARIABLES } from './variables.js';
 
@@ -152,7 +152,11 @@ function buildConfig(env: ParsedEnv, provider: TtsProvider): AppConfig {
   return {
     livekit: { url: env.LIVEKIT_URL, apiKey: env.LIVEKIT_API_KEY, apiSecret: env.LIVEKIT_API_SECRET, workerToken: env.LIVEKIT_WORKER_TOKEN },
     agentName: env.AGENT_NAME,
-    worker: { httpPort: env.AGENT_HTTP_PORT, maxCalls: env.AGENT_MAX_CALLS },
+    worker: {
+      httpPort: env.AGENT_HTTP_PORT,
+      maxCalls: env.AGENT_MAX_CALLS,
+      processStartTimeoutMs: env.AGENT_PROCESS_START_TIMEOUT_S === undefined ? JOB_PROCESS_START_TIMEOUT_MS : env.AGENT_PROCESS_START_TIMEOUT_S * 1000,
+    },
     openai: {
       apiKey: env.OPENAI_API_KEY,
       baseURL: env.OPENAI_BASE_URL,
@@ -162,6 +166,7 @@ function buildConfig(env: ParsedEnv, provider: TtsProvider): AppConfig {
     tts: {
       provider,
       sampleRate: env.TTS_SAMPLE_RATE,
+      fallback: env.TTS_FALLBACK,
       resemble: {
         apiKey: env.RESEMBLE_API_KEY,
         voiceUuid: env.RESEMBLE_VOICE_UUID,

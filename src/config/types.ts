@@ -34,6 +34,12 @@ export interface AppConfig {
      * shows. Unset: the framework's CPU measure (full above 70 % of the machine in `start`).
      */
     maxCalls?: number;
+    /**
+     * How long a job process may take to start (import the agent, load the VAD, open the TTS
+     * socket) before the framework gives up on it. The framework's own 10 s is overrun on a
+     * CPU-starved host (every call then waits for a process that never comes).
+     */
+    processStartTimeoutMs: number;
   };
   /** `baseURL` reaches both the LLM and the (realtime) STT: the plugin's STT ignores OPENAI_BASE_URL. */
   openai: { apiKey?: string; baseURL?: string; llmModel: string; sttModel: string };
@@ -54,6 +60,11 @@ export interface AppConfig {
     };
     /** Loopback port of the local voice server; 0 picks a free one. */
     localPort: number;
+    /**
+     * The voice a call speaks with when the provider cannot be reached as the call starts
+     * (src/tts/call-voice.ts): `local`, the embedded voice. Unset: the call keeps the provider.
+     */
+    fallback?: 'local';
     /** Rewrite numbers, dates and aliases into spoken form before sending (packages/agents-plugin-tts/src/chunking/speech). */
     normalize: boolean;
     /** Send SSML to Resemble (LLM markup escaped). */

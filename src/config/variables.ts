@@ -29,6 +29,7 @@ export const ENV_SCHEMA = z.object({
   AGENT_NAME: pattern(NAME, 'may hold letters, digits, _ . - only (max 64)'),
   AGENT_HTTP_PORT: wholeNumber(1, 65535, 'port'),
   AGENT_MAX_CALLS: wholeNumber(1, 10_000, 'calls'),
+  AGENT_PROCESS_START_TIMEOUT_S: wholeNumber(1, 600, 's'),
   // OpenAI
   OPENAI_API_KEY: text(),
   OPENAI_BASE_URL: url(['http', 'https']),
@@ -37,6 +38,7 @@ export const ENV_SCHEMA = z.object({
   // TTS
   TTS_PROVIDER: choice(['resemble', 'cartesia', 'local', 'cartesia-livekit'] as const),
   TTS_SAMPLE_RATE: wholeNumber(8000, 48000, 'Hz'),
+  TTS_FALLBACK: choice(['local'] as const),
   RESEMBLE_API_KEY: text(),
   RESEMBLE_VOICE_UUID: text(),
   RESEMBLE_PROJECT_UUID: text(),

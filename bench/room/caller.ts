@@ -1,0 +1,95 @@
+/**
+ * One rtc-node caller of a bench, inside the stack's namespace: joins `room` with a token that
+ * dispatches `agentName`, publishes a paced microphone (mic.ts) and, once the agent publishes its
+ * audio, listens with an Ear (ear.ts). Ready when the agent says it is `listening`. Shared by
+ * `npm run bench:room` and `npm run bench:capacity`.
+ */
+import {
+  AudioSource,
+  LocalAudioTrack,
+  ParticipantKind,
+  type RemoteParticipant,
+  type RemoteTrack,
+  Room,
+  RoomEvent,
+  TrackKind,
+  TrackPublishOptions,
+  TrackSource,
+} from '@livekit/rtc-node';
+import { AccessToken, RoomAgentDispatch, RoomConfiguration } from 'livekit-server-sdk';
+import { Ear } from './ear.js';
+import { Mic } from './mic.js';
+import type { Caller } from './turn.js';
+
+export function need(name: string): string {
+  const value = process.env[name];
+  if (!value) throw new Error(`${name} is not set: run through the stack (the bench's main.ts does)`);
+  return value;
+}
+
+async function token(room: string, agentName: string, identity: string): Promise<string> {
+  const at = new AccessToken(need('LIVEKIT_API_KEY'), need('LIVEKIT_API_SECRET'), { identity, ttl: 7200 });
+  at.addGrant({ roomJoin: true, room, canPublish: true, canSubscribe: true, canPublishData: true });
+  // The first join creates the room and dispatches the named worker to it.
+  at.roomConfig = new RoomConfiguration({ agents: [new RoomAgentDispatch({ agentName })] });
+  return at.toJwt();
+}
+
+export interface JoinedCaller extends Caller {
+  room: Room;
+  /** Date.now() when the connect began and when the agent was listening. */
+  joinStartedAt: number;
+  listeningAt: number;
+  /** Stops the mic and the ear, leaves the room. */
+  leave(): Promise<void>;
+}
+
+/** `label` names the caller in errors. Throws when the agent is not listening by `deadline` (Date.now() ms). */
+export async function joinCaller(label: string, roomName: string, agentName: string, deadline: number, identity = 'caller'): Promise<JoinedCaller> {
+  const joinStartedAt = Date.now();
+  const room = new Room();
+  let agent: RemoteParticipant | undefined;
+  const track = new Promise<RemoteTrack>((resolve) => {
+    room.on(RoomEvent.TrackSubscribed, (t, _pub, participant) => {
+      if (t.kind !== TrackKind.KIND_AUDIO || participant.kind !== ParticipantKind.AGENT) return;
+      agent = participant;
+      resolve(t);
+    });
+  });
+  await room.connect(need('LIVEKIT_URL'), await token(roomName, agentName, identity), { autoSubscribe: true, dynacast: false });
+  // Queue of one frame ahead at most: the Mic paces itself (see mic.ts).
+  const source = new AudioSource(48_000, 1, 200);
+  const mic = new Mic(source);
+  const leaveEarly = async () => {
+    await mic.stop();
+    await room.disconnect();
+  };
+  await room.localParticipant!.publishTrack(LocalAudioTrack.createAudioTrack('caller', source), new TrackPublishOptions({ source: TrackSource.SOURCE_MICROPHONE }));
+  mic.start();
+  const agentTrack = await Promise.race([track, new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), deadline - Date.now()))]);
+  if (!agentTrack) {
+    await leaveEarly();
+    throw new Error(`${label}: the agent (${agentName}) published no audio track in time`);
+  }
+  const ear = new Ear(agentTrack);
+  const agentState = () => agent?.attributes['lk.agent.state'];
+  // The session is up once the agent reports a state; the first turn must not race its start.
+  const listening = await ear.until(() => (agentState() === 'listening' ? true : undefined), deadline);
+  if (!listening) {
+    ear.close();
+    await leaveEarly();
+    throw new Error(`${label}: agent state is ${agentState()}, not listening`);
+  }
+  return {
+    room,
+    mic,
+    ear,
+    agentState,
+    joinStartedAt,
+    listeningAt: Date.now(),
+    async leave() {
+      ear.close();
+      await leaveEarly();
+    },
+  };
+}
