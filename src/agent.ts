@@ -27,6 +27,7 @@ import { attachJobTurnBudget, startWorkerMetrics } from './latency/worker.js';
 import { runAgentApp, runWorkerSettings } from './lifecycle/index.js';
 import { createAssistant, createSession } from './session.js';
 import { describeCaller, greetSipCaller } from './sip/index.js';
+import { attachDtmfTurns } from './sip/dtmf-turns.js';
 import { maskPhoneNumbersInOutput } from './sip/log-privacy.js';
 import { type CreatedTTS, createTTS } from './tts/factory.js';
 import { startLeaseService } from './tts/lease-service.js';
@@ -141,6 +142,11 @@ export async function entry(ctx: JobContext<ProcessData>): Promise<void> {
     );
   }
   greetSipCaller(session, caller);
+  if (caller.channel === 'sip') {
+    // Keys the caller presses become user turns; the log gets how many, never which.
+    const stopDtmf = attachDtmfTurns(ctx.room, session, { callerIdentity: callerParticipant.identity, logger });
+    ctx.addShutdownCallback(async () => stopDtmf());
+  }
   logger.info({ provider: config.tts.provider }, 'session started');
 }
 
