@@ -26,7 +26,9 @@ import { protectBargeIn } from './audio/barge-in-output.js';
 import { attachJobTurnBudget, startWorkerMetrics } from './latency/worker.js';
 import { runAgentApp, runWorkerSettings } from './lifecycle/index.js';
 import { createAssistant, createSession } from './session.js';
-import { describeCaller, greetSipCaller } from './sip/index.js';
+import { describeCaller, greetSipCaller, greetingFor } from './sip/index.js';
+import { type HeldGreeting, holdGreeting, isCallRoom } from './sip/greeting-audio.js';
+import { CallStartup } from './sip/startup.js';
 import { attachDtmfTurns } from './sip/dtmf-turns.js';
 import { maskPhoneNumbersInOutput } from './sip/log-privacy.js';
 import { type CreatedTTS, createTTS } from './tts/factory.js';
@@ -75,15 +77,27 @@ export async function entry(ctx: JobContext<ProcessData>): Promise<void> {
   const config = loadConfig(process.env, { mode: 'worker' });
   logger.debug({ config: redactedConfig(config) }, 'job starting');
 
+  const startup = new CallStartup(ctx.job.room?.creationTimeMs);
+  const pendingVoice = ctx.proc.userData.voice ?? prepareVoice(config);
+  ctx.proc.userData.voice = undefined;
+  // A room the dispatch rule made is a phone call: the greeting goes to the warm TTS socket now,
+  // while the room is joined and the session started, so its audio is on hand at pick-up.
+  let held: HeldGreeting | undefined;
+  if (isCallRoom(ctx.job.room?.name, config.sip.setup.roomPrefix)) {
+    void pendingVoice.then((created) => (held = holdGreeting(created.tts, greetingFor(config.sip.call.language, config.sip.call.greeting))), () => {});
+  }
+  ctx.addShutdownCallback(async () => held?.cancel());
+
   await ctx.connect();
+  startup.mark('connected');
   // SIP callers (identity and number masked in logs) get telephony audio and an instant greeting.
   const callerParticipant = await ctx.waitForParticipant();
+  startup.mark('participant');
   const caller = describeCaller(callerParticipant, { sip: config.sip.call });
   logger.info(caller.logFields, 'caller joined');
 
   const vad = ctx.proc.userData.vad ?? (await silero.VAD.load({ minSilenceDuration: config.turn.silenceMs }));
-  const voice = await (ctx.proc.userData.voice ?? prepareVoice(config));
-  ctx.proc.userData.voice = undefined;
+  const voice = await pendingVoice;
   ctx.addShutdownCallback(() => voice.close());
 
   const session = createSession(
@@ -102,6 +116,8 @@ export async function entry(ctx: JobContext<ProcessData>): Promise<void> {
     },
     {
       bargeInMinSpeechMs: config.bargeIn.minSpeechMs,
+      // A phone line has no browser echo canceller to wait for (see docs/sip.md).
+      ...(caller.channel === 'sip' ? { aecWarmupMs: 0 } : {}),
       turn: turnTaking(config.turn, { hasInferenceExecutor: ctx.inferenceExecutor !== undefined }),
     },
   );
@@ -134,6 +150,7 @@ export async function entry(ctx: JobContext<ProcessData>): Promise<void> {
     ...startOptions,
     ...(ackRoomOutput ? { outputOptions: { ...startOptions?.outputOptions, audioEnabled: false } } : {}),
   });
+  startup.mark('sessionStarted');
   protectBargeIn(session);
   if (acks && ackRoomOutput) {
     void acks.then(
@@ -141,7 +158,11 @@ export async function entry(ctx: JobContext<ProcessData>): Promise<void> {
       (error: Error) => logger.warn({ error: error.message }, 'acknowledgements unavailable'),
     );
   }
-  greetSipCaller(session, caller);
+  const heldForCaller = held && caller.channel === 'sip' && held.text === caller.greeting ? held : undefined;
+  if (!heldForCaller) held?.cancel();
+  if (greetSipCaller(session, caller, heldForCaller?.audio)) {
+    startup.whenSpeaking(session, heldForCaller, (fields) => logger.info(fields, 'call start-up'));
+  }
   if (caller.channel === 'sip') {
     // Keys the caller presses become user turns; the log gets how many, never which.
     const stopDtmf = attachDtmfTurns(ctx.room, session, { callerIdentity: callerParticipant.identity, logger });
@@ -158,6 +179,7 @@ function ackPhrases(config: AppConfig): { phrases: Partial<typeof EARLY_ACK_PHRA
 export default defineAgent<ProcessData>({ prewarm, entry });
 
 const WORKER_COMMANDS = new Set(['start', 'dev', 'connect']);
+const JOB_PROCESS_INIT_TIMEOUT_MS = 60_000;
 
 /**
  * Validates the configuration before handing over to the LiveKit CLI, so that a missing variable
@@ -191,6 +213,10 @@ export function runWorkerCli(argv: string[] = process.argv): void {
   const serverOptions = new ServerOptions({
     agent: fileURLToPath(import.meta.url),
     agentName: config.agentName,
+    // The framework's 10 s kills a job process still loading on a busy host (importing this file
+    // took 15.7 s at load average 26 on 2 cores) and starts another that fares no better: no call
+    // is ever answered. A slow first start is better than none.
+    initializeProcessTimeout: JOB_PROCESS_INIT_TIMEOUT_MS,
     ...(httpPort !== undefined ? { port: httpPort } : {}),
     // Load as the share of the calls this worker takes: full (no new jobs) at exactly maxCalls.
     ...(maxCalls !== undefined ? { loadFunc: async (server) => server.activeJobs.length / maxCalls, loadThreshold: 1 } : {}),
