@@ -88,11 +88,21 @@ export async function entry(ctx: JobContext<ProcessData>): Promise<void> {
   }
   ctx.addShutdownCallback(async () => held?.cancel());
 
-  await ctx.connect();
-  startup.mark('connected');
-  // SIP callers (identity and number masked in logs) get telephony audio and an instant greeting.
-  const callerParticipant = await ctx.waitForParticipant();
-  startup.mark('participant');
+  let callerParticipant: Awaited<ReturnType<typeof ctx.waitForParticipant>>;
+  try {
+    await ctx.connect();
+    startup.mark('connected');
+    // SIP callers (identity and number masked in logs) get telephony audio and an instant greeting.
+    callerParticipant = await ctx.waitForParticipant();
+    startup.mark('participant');
+  } catch (error) {
+    // A caller who hangs up while the job is still starting (a phone rings on until the agent's
+    // track is up) closes the room under connect or the wait: a normal end, not an error.
+    const leftEarly = (error as Error).name === 'AbortError' || /disconnected while waiting for participant/i.test((error as Error).message);
+    if (ctx.room.isConnected || !leftEarly) throw error;
+    logger.info({}, 'the caller left before the call started');
+    return;
+  }
   const caller = describeCaller(callerParticipant, { sip: config.sip.call });
   logger.info(caller.logFields, 'caller joined');
 

@@ -83,17 +83,26 @@ describe.skipIf(!available)('a SIP caller, joining as livekit-sip does, in real 
     return result;
   };
 
-  /** The greeting is the call's first TTS context and the first sound the caller hears. */
+  /**
+   * The greeting is the call's first TTS context and the first sound the caller hears: the first
+   * run of its pitch (2+ frames: a loaded machine breaks the track's first second into short bursts)
+   * is the greeting's, and no other text's tone is heard before the greeting's last.
+   */
   function expectGreetingFirst(result: CallResult) {
-    const [greeting] = contextsOf(result.cartesia);
-    expect(squash(greeting!.texts.join(' '))).toBe(squash(DEFAULT_GREETINGS.en!));
+    const contexts = contextsOf(result.cartesia);
+    const greeting = contexts[0]!;
+    expect(squash(greeting.texts.join(' '))).toBe(squash(DEFAULT_GREETINGS.en!));
+    const voiced = contexts.flatMap((c) => c.voiced);
     const runs = pitchRuns(result.frames);
-    const { heard } = heardTexts(runs, greeting!.voiced);
-    const first = loudSpan(result.frames)!;
-    expect(heard[0]?.text, `runs: ${describeRuns(runs)}`).toBe(greeting!.voiced[0]!.text);
-    // Nothing loud before the greeting's first tone but its own onset.
-    expect(heard[0]!.startMs - first.firstMs).toBeLessThan(300);
+    const { heard } = heardTexts(runs, voiced, { minFrames: 2 });
+    const greetingTones = new Set(greeting.voiced.map((v) => v.hz));
+    const picture = `runs: ${describeRuns(runs.slice(0, 30))}`;
+    expect(heard.length, picture).toBeGreaterThan(0);
+    expect(greetingTones.has(heard[0]!.hz), picture).toBe(true);
+    const lastGreeting = heard.findLastIndex((h) => greetingTones.has(h.hz));
+    expect(heard.slice(0, lastGreeting).every((h) => greetingTones.has(h.hz)), picture).toBe(true);
     expect(agentTexts(result)[0]).toBe(squash(DEFAULT_GREETINGS.en!));
+    const first = loudSpan(result.frames)!;
     const joined = result.joinedMs as number;
     const answered = result.answeredMs as number;
     console.info(`[test/e2e] sip: greeting heard ${first.firstMs - joined} ms after the join, ${first.firstMs - answered} ms after pick-up`);

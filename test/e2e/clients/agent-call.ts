@@ -306,7 +306,7 @@ runClient('agent-call', timeoutMs, async () => {
   };
 
   try {
-    if (phone) await conditions.until('the greeting to end', () => speakingEnds >= 1, 45_000);
+    if (phone) await conditions.until('the greeting to end', () => speakingEnds >= 1, Number(args['greeting-timeout-ms'] ?? 45_000));
     await conditions.until('the agent to join and be listening', () => agent?.attributes[AGENT_STATE] === 'listening', 45_000);
     await conditions.until("the agent's audio track", () => agentTrack, 15_000);
     extra.readyMs = now();
