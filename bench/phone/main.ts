@@ -82,6 +82,18 @@ async function main(): Promise<number> {
   const wav = await questionFile();
   const state = await up({ owner: 'harness', tts: 'cartesia', worker: false, web: false, fakeArgs: { cartesia: ['--options', JSON.stringify(CARTESIA)] }, progress: note });
   const recorded: Recorded[] = [];
+  // Ctrl-C (or a SIGTERM) keeps what was measured and takes the stack down.
+  let stopping = false;
+  const stop = () => {
+    if (stopping) return;
+    stopping = true;
+    note('interrupted: writing what was measured and stopping the stack');
+    mkdirSync(OUT, { recursive: true });
+    writeFileSync(join(OUT, 'phone.json'), `${JSON.stringify({ cartesia: CARTESIA, interrupted: true, recorded }, null, 2)}\n`);
+    void down(state, note).finally(() => process.exit(130));
+  };
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
   let n = 0;
   try {
     for (const s of STRATEGIES) {
