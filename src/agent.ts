@@ -101,6 +101,7 @@ export async function entry(ctx: JobContext<ProcessData>): Promise<void> {
     const leftEarly = (error as Error).name === 'AbortError' || /disconnected while waiting for participant/i.test((error as Error).message);
     if (ctx.room.isConnected || !leftEarly) throw error;
     logger.info({}, 'the caller left before the call started');
+    void pendingVoice.then((created) => created.close(), () => {});
     return;
   }
   const caller = describeCaller(callerParticipant, { sip: config.sip.call });
