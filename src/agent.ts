@@ -27,7 +27,10 @@ import { attachJobTurnBudget, startWorkerMetrics } from './latency/worker.js';
 import { createCallCap } from './lifecycle/call-cap.js';
 import { runAgentApp, runWorkerSettings } from './lifecycle/index.js';
 import { createAssistant, createSession } from './session.js';
-import { describeCaller, greetSipCaller } from './sip/index.js';
+import { describeCaller, greetSipCaller, greetingFor } from './sip/index.js';
+import { type HeldGreeting, holdGreeting, isCallRoom } from './sip/greeting-audio.js';
+import { CallStartup } from './sip/startup.js';
+import { attachDtmfTurns } from './sip/dtmf-turns.js';
 import { maskPhoneNumbersInOutput } from './sip/log-privacy.js';
 import { createSpeechToText } from './stt/index.js';
 import { voiceForCall } from './tts/call-voice.js';
@@ -79,19 +82,41 @@ export async function entry(ctx: JobContext<ProcessData>): Promise<void> {
   const config = loadConfig(process.env, { mode: 'worker' });
   logger.debug({ config: redactedConfig(config) }, 'job starting');
 
-  await ctx.connect();
-  // The page server's dispatch names its caller: the agent waits for that identity and listens to
-  // no one else (SIP and token-less dispatches name nobody: the first participant).
-  const dispatchedFor = dispatchedCaller(ctx.job.metadata);
-  // SIP callers (identity and number masked in logs) get telephony audio and an instant greeting.
-  const callerParticipant = await ctx.waitForParticipant(dispatchedFor);
+  const startup = new CallStartup(ctx.job.room?.creationTimeMs);
+  // The provider is asked again now; unreachable, the call speaks with TTS_FALLBACK (one log line).
+  const pendingVoice = voiceForCall(config, ctx.proc.userData.voice, logger, { create: createTTS });
+  ctx.proc.userData.voice = undefined;
+  // A room the dispatch rule made is a phone call: the greeting goes to the warm TTS socket now,
+  // while the room is joined and the session started, so its audio is on hand at pick-up.
+  let held: HeldGreeting | undefined;
+  if (isCallRoom(ctx.job.room?.name, config.sip.setup.roomPrefix)) {
+    void pendingVoice.then(({ voice }) => (held = holdGreeting(voice.tts, greetingFor(config.sip.call.language, config.sip.call.greeting))), () => {});
+  }
+  ctx.addShutdownCallback(async () => held?.cancel());
+
+  let callerParticipant: Awaited<ReturnType<typeof ctx.waitForParticipant>>;
+  try {
+    await ctx.connect();
+    startup.mark('connected');
+    // SIP callers (identity and number masked in logs) get telephony audio and an instant greeting.
+    // The page server's dispatch names its caller: the agent waits for that identity and listens to
+    // no one else (SIP and token-less dispatches name nobody: the first participant).
+    callerParticipant = await ctx.waitForParticipant(dispatchedCaller(ctx.job.metadata));
+    startup.mark('participant');
+  } catch (error) {
+    // A caller who hangs up while the job is still starting (a phone rings on until the agent's
+    // track is up) closes the room under connect or the wait: a normal end, not an error.
+    const leftEarly = (error as Error).name === 'AbortError' || /disconnected while waiting for participant/i.test((error as Error).message);
+    if (ctx.room.isConnected || !leftEarly) throw error;
+    logger.info({}, 'the caller left before the call started');
+    void pendingVoice.then(({ voice }) => voice.close(), () => {});
+    return;
+  }
   const caller = describeCaller(callerParticipant, { sip: config.sip.call });
   logger.info(caller.logFields, 'caller joined');
 
   const vad = ctx.proc.userData.vad ?? (await silero.VAD.load({ minSilenceDuration: config.turn.silenceMs }));
-  // The provider is asked again now; unreachable, the call speaks with TTS_FALLBACK (one log line).
-  const { voice, fallback } = await voiceForCall(config, ctx.proc.userData.voice, logger, { create: createTTS });
-  ctx.proc.userData.voice = undefined;
+  const { voice, fallback } = await pendingVoice;
   ctx.addShutdownCallback(() => voice.close());
 
   const session = createSession(
@@ -104,6 +129,8 @@ export async function entry(ctx: JobContext<ProcessData>): Promise<void> {
     },
     {
       bargeInMinSpeechMs: config.bargeIn.minSpeechMs,
+      // A phone line has no browser echo canceller to wait for (see docs/sip.md).
+      ...(caller.channel === 'sip' ? { aecWarmupMs: 0 } : {}),
       turn: turnTaking(config.turn, { hasInferenceExecutor: ctx.inferenceExecutor !== undefined }),
     },
   );
@@ -138,6 +165,7 @@ export async function entry(ctx: JobContext<ProcessData>): Promise<void> {
     inputOptions: { ...startOptions?.inputOptions, participantIdentity: callerParticipant.identity },
     ...(ackRoomOutput ? { outputOptions: { ...startOptions?.outputOptions, audioEnabled: false } } : {}),
   });
+  startup.mark('sessionStarted');
   protectBargeIn(session);
   if (acks && ackRoomOutput) {
     void acks.then(
@@ -145,7 +173,16 @@ export async function entry(ctx: JobContext<ProcessData>): Promise<void> {
       (error: Error) => logger.warn({ error: error.message }, 'acknowledgements unavailable'),
     );
   }
-  greetSipCaller(session, caller);
+  const heldForCaller = held && caller.channel === 'sip' && held.text === caller.greeting ? held : undefined;
+  if (!heldForCaller) held?.cancel();
+  if (greetSipCaller(session, caller, heldForCaller?.audio)) {
+    startup.whenSpeaking(session, heldForCaller, (fields) => logger.info(fields, 'call start-up'));
+  }
+  if (caller.channel === 'sip') {
+    // Keys the caller presses become user turns; the log gets how many, never which.
+    const stopDtmf = attachDtmfTurns(ctx.room, session, { callerIdentity: callerParticipant.identity, logger });
+    ctx.addShutdownCallback(async () => stopDtmf());
+  }
   logger.info({ provider: fallback ? config.tts.fallback : config.tts.provider, ...(fallback ? { fallback: true } : {}) }, 'session started');
 }
 

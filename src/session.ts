@@ -25,6 +25,11 @@ export interface SessionSettings {
    * LLM-only preemptive generation — what `npm run bench:turn` calls `framework-defaults`.
    */
   turn?: TurnTaking;
+  /**
+   * How long after the session's first speech the caller's voice is ignored while a browser's
+   * echo canceller converges. @defaultValue the framework's 3,000 ms (phone calls pass 0)
+   */
+  aecWarmupMs?: number;
 }
 
 export interface TurnTaking {
@@ -75,6 +80,7 @@ export function createSession(components: PipelineComponents, settings: SessionS
     stt: components.stt,
     llm: components.llm,
     tts: components.tts,
+    ...(settings.aecWarmupMs !== undefined ? { aecWarmupDuration: settings.aecWarmupMs } : {}),
     turnHandling: turn
       ? {
           // A detector needs the VAD's end of speech to judge at; without a VAD the STT ends turns.

@@ -1,4 +1,5 @@
 import type { voice } from '@livekit/agents';
+import type { AudioFrame } from '@livekit/rtc-node';
 import type { SipCallConfig } from '../config/index.js';
 import { greetingFor } from './greeting.js';
 import { maskPhoneNumber } from './mask.js';
@@ -53,14 +54,16 @@ export type SayCapable = Pick<voice.AgentSession, 'say'>;
 /**
  * Speaks the SIP greeting immediately after `session.start()`: fixed text straight to
  * the (prewarmed) TTS stream, no LLM round trip, so the caller hears a voice within the
- * TTS's first-byte time. Not interruptible: line noise at pickup must not cut it, and it
+ * TTS's first-byte time (or at once, with audio asked for earlier). Not interruptible: line noise at pickup must not cut it, and it
  * is short. It goes into the chat context so the LLM does not greet a second time.
  * Returns `undefined` for non-SIP participants.
  */
 export function greetSipCaller(
   session: SayCapable,
   caller: CallerProfile,
+  /** The greeting's audio when it was asked for before the call was answered (greeting-audio.ts). */
+  audio?: ReadableStream<AudioFrame>,
 ): ReturnType<SayCapable['say']> | undefined {
   if (caller.channel !== 'sip' || !caller.greeting) return undefined;
-  return session.say(caller.greeting, { allowInterruptions: false, addToChatCtx: true });
+  return session.say(caller.greeting, { allowInterruptions: false, addToChatCtx: true, ...(audio ? { audio } : {}) });
 }

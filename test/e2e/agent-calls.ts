@@ -15,6 +15,7 @@ import { encodeWav } from '../../src/local-voice/wav.js';
 import type { VoicedPiece } from '../servers/cartesia/options.js';
 import { durationMs, speak } from '../servers/openai/test-audio.js';
 import type { ClientResult, E2EStack } from './stack.js';
+import { TELEPHONE_RATE, telephoneBand } from '../helpers/g711.js';
 
 /** RMS (of 32767) over which a 20 ms frame of the agent's track counts as sound. */
 export const LOUD_RMS = 300;
@@ -35,16 +36,20 @@ export interface Speech {
   durationMs: number;
 }
 
-/** eSpeak speaks each text once; the WAVs go to a folder of the run dir (git-ignored `.lk/`). */
-export async function synthesizeSpeech(texts: { text: string; language: VoiceLanguage }[]): Promise<Map<string, Speech>> {
+/**
+ * eSpeak speaks each text once; the WAVs go to a folder of the run dir (git-ignored `.lk/`).
+ * `telephone` texts are what a PCMU phone call carries: 8 kHz, µ-law coded and decoded.
+ */
+export async function synthesizeSpeech(texts: { text: string; language: VoiceLanguage; telephone?: boolean }[]): Promise<Map<string, Speech>> {
   const dir = join(RUN_DIR, 'e2e-speech');
   mkdirSync(dir, { recursive: true });
   const synthesizer = await EspeakSynthesizer.start();
   const out = new Map<string, Speech>();
   try {
-    for (const [i, { text, language }] of texts.entries()) {
-      const speech = await speak(synthesizer, text, language);
-      const file = join(dir, `${process.pid}-${i}-${language}.wav`);
+    for (const [i, { text, language, telephone }] of texts.entries()) {
+      const spoken = await speak(synthesizer, text, language);
+      const speech = telephone ? { samples: telephoneBand(spoken.samples, spoken.sampleRate), sampleRate: TELEPHONE_RATE } : spoken;
+      const file = join(dir, `${process.pid}-${i}-${language}${telephone ? '-pcmu' : ''}.wav`);
       writeFileSync(file, encodeWav(speech.samples, speech.sampleRate));
       out.set(text, { text, file, durationMs: durationMs(speech) });
     }

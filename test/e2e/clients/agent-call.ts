@@ -4,7 +4,11 @@
  * in 10 ms frames — a real caller's mic never stops), waits until the agent is `listening`, then
  * takes one turn and records what comes back until `--replies` agent replies have finished:
  *
+ *   --sip NUMBER                join as a phone caller bridged by livekit-sip (clients/sip.ts:
+ *                               room, identity, kind, attributes, pick-up); the greeting is
+ *                               awaited before the turn and counts as one more reply
  *   --chat TEXT                 a typed turn (`lk.chat`, as the page's text box sends it)
+ *   --dtmf KEYS                 a turn of key presses (`publishDtmf`, as livekit-sip relays them)
  *   --speak FILE.wav            a spoken turn
  *   --barge-in FILE.wav         speak while the first reply plays, once `--barge-in-after-ms`
  *                               of its audio was heard (default 1500)
@@ -48,13 +52,17 @@ import {
 import { decodeWav, encodeWav } from '../../../src/local-voice/wav.js';
 import { AGENT_STATE, callerToken, cartesiaControl, isAgent, openaiControl, zeroCrossingHz } from './agent.js';
 import { need, parseArgs, rms, runClient } from './common.js';
+import { sipCall, sipToken } from './sip.js';
 // Types only (erased): the shapes this client reports are the ones the tests read.
 import type { Frame, Transcript, Utterance } from '../agent-calls.js';
 import { settledArrivals } from '../../helpers/frame-arrival.js';
 
 const args = parseArgs();
 const threshold = Number(args.threshold ?? 300);
-const replies = Number(args.replies ?? 1);
+const phone = args.sip ? sipCall(args.sip) : undefined;
+/** A phone call's greeting is one reply more, before the turn. */
+const replies = Number(args.replies ?? 1) + (phone ? 1 : 0);
+const DTMF_CODES: Record<string, number> = { '*': 10, '#': 11 };
 const tailMs = Number(args['tail-ms'] ?? 1500);
 const timeoutMs = Number(args['timeout-ms'] ?? 90_000);
 const MIC_RATE = 48_000;
@@ -187,7 +195,8 @@ runClient('agent-call', timeoutMs, async () => {
   const openaiBefore = process.env.STACK_OPENAI_URL ? await openaiControl('/_control/stats') : undefined;
 
   const room = new Room();
-  const identity = args.identity ?? 'caller';
+  const identity = phone?.identity ?? args.identity ?? 'caller';
+  const roomName = phone?.room ?? args.room!;
   const states: [number, string][] = [];
   const frames: Frame[] = [];
   const recorded: Int16Array[] = [];
@@ -218,6 +227,11 @@ runClient('agent-call', timeoutMs, async () => {
   room.on(RoomEvent.TrackSubscribed, (track: RemoteTrack, _publication, participant) => {
     if (track.kind !== TrackKind.KIND_AUDIO || !isAgent(participant)) return;
     agentTrack = true;
+    if (phone) {
+      // livekit-sip answers (200 OK) once its subscription to the agent's track is up.
+      extra.answeredMs = now();
+      void room.localParticipant!.setAttributes({ 'sip.callStatus': 'active' });
+    }
     conditions.wake();
     void (async () => {
       for await (const frame of new AudioStream(track, { sampleRate: 48_000, numChannels: 1, frameSizeMs: 20 })) {
@@ -247,10 +261,14 @@ runClient('agent-call', timeoutMs, async () => {
     })();
   });
 
-  await room.connect(need('LIVEKIT_URL'), await callerToken(args.room!, identity, args.agent), { autoSubscribe: true, dynacast: false });
+  const extra: Record<string, unknown> = {};
+  const token = phone ? await sipToken(phone, args.agent) : await callerToken(roomName, identity, args.agent);
+  await room.connect(need('LIVEKIT_URL'), token, { autoSubscribe: true, dynacast: false });
+  extra.joinedMs = now();
   const mic = new Microphone();
   const publication = await room.localParticipant!.publishTrack(
-    LocalAudioTrack.createAudioTrack('microphone', mic.source),
+    // livekit-sip names its track after the caller and gives no source: MICROPHONE, as here.
+    LocalAudioTrack.createAudioTrack(phone ? identity : 'microphone', mic.source),
     new TrackPublishOptions({ source: TrackSource.SOURCE_MICROPHONE }),
   );
   micTrackSid = publication.sid;
@@ -272,7 +290,8 @@ runClient('agent-call', timeoutMs, async () => {
       : undefined;
     const openaiStats = process.env.STACK_OPENAI_URL ? await openaiControl('/_control/stats').catch(() => undefined) : undefined;
     return {
-      room: args.room,
+      room: roomName,
+      ...(phone ? { sip: { identity, attributes: phone.attributes } } : {}),
       t0Epoch: t0,
       agent: agent ? { identity: agent.identity, attributes: { ...agent.attributes } } : undefined,
       micTrackSid,
@@ -286,8 +305,8 @@ runClient('agent-call', timeoutMs, async () => {
     };
   };
 
-  const extra: Record<string, unknown> = {};
   try {
+    if (phone) await conditions.until('the greeting to end', () => speakingEnds >= 1, Number(args['greeting-timeout-ms'] ?? 45_000));
     await conditions.until('the agent to join and be listening', () => agent?.attributes[AGENT_STATE] === 'listening', 45_000);
     await conditions.until("the agent's audio track", () => agentTrack, 15_000);
     extra.readyMs = now();
@@ -298,6 +317,13 @@ runClient('agent-call', timeoutMs, async () => {
       extra.chatMs = now();
     } else if (args.speak) {
       void mic.speak(args.speak);
+    } else if (args.dtmf) {
+      for (const key of args.dtmf) {
+        await room.localParticipant!.publishDtmf(DTMF_CODES[key] ?? Number(key), key);
+        // A person's key presses are ~150 ms apart; RFC 4733 events take ~100 ms each.
+        await new Promise((resolve) => setTimeout(resolve, 150));
+      }
+      extra.dtmfMs = now();
     }
 
     const triggers: Promise<void>[] = [];

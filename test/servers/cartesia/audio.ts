@@ -4,6 +4,7 @@
  */
 import { synthesizeAudiblePcm16, synthesizeTaggedPcm16 } from '../audio-tag.js';
 import type { Encoding } from './validate.js';
+import { linearToMulaw } from '../../helpers/g711.js';
 
 export function bytesPerSample(encoding: Encoding): number {
   switch (encoding) {
@@ -15,19 +16,6 @@ export function bytesPerSample(encoding: Encoding): number {
     case 'pcm_alaw':
       return 1;
   }
-}
-
-const MULAW_BIAS = 0x84;
-const MULAW_CLIP = 32635;
-
-function linearToMulaw(sample: number): number {
-  const sign = sample < 0 ? 0x80 : 0;
-  let magnitude = Math.min(Math.abs(sample), MULAW_CLIP) + MULAW_BIAS;
-  let exponent = 7;
-  for (let mask = 0x4000; (magnitude & mask) === 0 && exponent > 0; mask >>= 1) exponent--;
-  const mantissa = (magnitude >> (exponent + 3)) & 0x0f;
-  magnitude = sign | (exponent << 4) | mantissa;
-  return ~magnitude & 0xff;
 }
 
 const ALAW_SEGMENT_ENDS = [0x1f, 0x3f, 0x7f, 0xff, 0x1ff, 0x3ff, 0x7ff, 0xfff];

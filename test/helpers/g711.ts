@@ -1,0 +1,42 @@
+/**
+ * G.711 µ-law (PCMU), the codec of most phone calls: 8 kHz, 8 bits a sample, logarithmic. Speech a
+ * test caller sends "over the phone" is cut to 8 kHz and run through encode and decode, so the
+ * agent hears what livekit-sip would hand it from a PCMU call (the bridge decodes to PCM16 before
+ * Opus). The encoder is also the Cartesia fake's `pcm_mulaw`.
+ */
+import { AudioFrame } from '@livekit/rtc-node';
+import { resampleFrames } from '../../src/audio/resample-frames.js';
+
+const BIAS = 0x84;
+const CLIP = 32635;
+
+export function linearToMulaw(sample: number): number {
+  const sign = sample < 0 ? 0x80 : 0;
+  let magnitude = Math.min(Math.abs(sample), CLIP) + BIAS;
+  let exponent = 7;
+  for (let mask = 0x4000; (magnitude & mask) === 0 && exponent > 0; mask >>= 1) exponent--;
+  const mantissa = (magnitude >> (exponent + 3)) & 0x0f;
+  magnitude = sign | (exponent << 4) | mantissa;
+  return ~magnitude & 0xff;
+}
+
+export function mulawToLinear(byte: number): number {
+  const value = ~byte & 0xff;
+  const exponent = (value >> 4) & 0x07;
+  const magnitude = ((((value & 0x0f) << 3) + BIAS) << exponent) - BIAS;
+  return value & 0x80 ? -magnitude : magnitude;
+}
+
+export const TELEPHONE_RATE = 8000;
+
+/** Speech as a PCMU call carries it: resampled to 8 kHz, µ-law encoded and decoded. */
+export function telephoneBand(samples: Int16Array, sampleRate: number): Int16Array {
+  const frames = resampleFrames([new AudioFrame(samples, sampleRate, 1, samples.length)], TELEPHONE_RATE);
+  const narrow = new Int16Array(frames.reduce((n, f) => n + f.samplesPerChannel, 0));
+  let offset = 0;
+  for (const frame of frames) {
+    narrow.set(frame.data.subarray(0, frame.samplesPerChannel), offset);
+    offset += frame.samplesPerChannel;
+  }
+  return narrow.map((s) => mulawToLinear(linearToMulaw(s)));
+}
