@@ -73,6 +73,15 @@ function percentile(values: number[], p: number): number | undefined {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
 }
 
+/** Lines of the worker's log that say the machine starved it: the likeliest cause of a missed greeting. */
+function starvation(state: StackState): string {
+  const log = readFileSync(join(state.runDir, 'worker.log'), 'utf8');
+  const count = (text: string) => log.split(text).length - 1;
+  const timedOut = count('runner initialization timed out');
+  const slowVad = count('VAD inference is slower than realtime');
+  return timedOut + slowVad === 0 ? '' : `; the worker logged ${timedOut} job-process start timeouts and ${slowVad} slow-VAD warnings (CPU starvation)`;
+}
+
 /** The worker's own log (framework lines included) must never hold the caller's number in clear. */
 function numberLeaks(state: StackState): number {
   const digits = CALLER.replace('+', '');
@@ -108,7 +117,8 @@ export async function runCalls({ binary, calls, language }: RunOptions): Promise
     process.stdout.write(
       `test:sip: ${calls - failed}/${calls} calls passed with ${binary}; greeting after the 200 OK p50 ${fmt(percentile(greetings, 50))}, ` +
         `max ${fmt(percentile(greetings, 100))}; answered ${results.filter((r) => r.answerMs !== undefined).length}/${calls}; ` +
-        `BYE ${results.filter((r) => r.byeCompleted).length}/${calls}; caller's number in clear in the worker's log: ${leaks} lines\n`,
+        `BYE ${results.filter((r) => r.byeCompleted).length}/${calls}; caller's number in clear in the worker's log: ${leaks} lines` +
+        `${failed > 0 ? starvation(state) : ''}\n`,
     );
     return failed === 0 && leaks === 0 ? 0 : 1;
   } finally {
