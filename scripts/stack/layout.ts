@@ -34,6 +34,8 @@ export const PORTS = {
   livekitUdp: 7882,
   agentHttp: 18081,
   web: 3000,
+  /** livekit-sip's SIP signalling (UDP and TCP), only with `up --sip`. */
+  sip: 5060,
 };
 
 /** livekit-server's development pair (`--dev` accepts a secret shorter than 32 characters). */

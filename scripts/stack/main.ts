@@ -7,11 +7,13 @@ import { relative } from 'node:path';
 import { execInherit } from './exec.js';
 import { CLI_STATE_FILE, DEFAULT_AGENT_NAME } from './layout.js';
 import { listNamespaces } from './netns.js';
+import { NO_SIP_BINARY, resolveSipBinary } from './sip-bridge.js';
 import { cleanupStale, down, up } from './stack.js';
 import { type StackState, type TtsChoice, readState } from './state.js';
 
 const USAGE = `usage:
-  npm run stack -- up [--tts local|cartesia] [--agent-name NAME] [--no-worker] [--no-web]
+  npm run stack -- up [--tts local|cartesia] [--agent-name NAME] [--no-worker] [--no-web] [--sip]
+                                       --sip: also livekit-sip (LIVEKIT_SIP_BIN, else livekit-sip on PATH)
   npm run stack -- exec <command…>     runs inside the namespace with LIVEKIT_URL, LIVEKIT_API_KEY,
                                        LIVEKIT_API_SECRET and AGENT_NAME of the running stack
   npm run stack -- down
@@ -30,10 +32,11 @@ interface UpArgs {
   agentName: string;
   worker: boolean;
   web: boolean;
+  sip: boolean;
 }
 
 function parseUp(args: string[]): UpArgs {
-  const parsed: UpArgs = { tts: 'local', agentName: DEFAULT_AGENT_NAME, worker: true, web: true };
+  const parsed: UpArgs = { tts: 'local', agentName: DEFAULT_AGENT_NAME, worker: true, web: true, sip: false };
   for (let i = 0; i < args.length; i++) {
     const arg = args[i];
     if (arg === '--tts') {
@@ -46,6 +49,7 @@ function parseUp(args: string[]): UpArgs {
       parsed.agentName = value;
     } else if (arg === '--no-worker') parsed.worker = false;
     else if (arg === '--no-web') parsed.web = false;
+    else if (arg === '--sip') parsed.sip = true;
     else throw new UsageError(`unknown option ${arg}`);
   }
   return parsed;
@@ -65,6 +69,7 @@ function summary(state: StackState): string {
     `  LIVEKIT_API_SECRET=${state.livekit.apiSecret}`,
     `  AGENT_NAME=${state.agentName}  (TTS ${state.tts})`,
     state.webUrl ? `  web page: ${state.webUrl}` : '  web page: not started',
+    state.sip ? `  SIP_HOST=${state.sip.host} SIP_PORT=${state.sip.port}  (livekit-sip: ${state.sip.binary})` : '  SIP: not started (--sip)',
     '  (these addresses exist inside the namespace only: npm run stack -- exec <command…>)',
     `  state: ${show(CLI_STATE_FILE)}   logs: ${show(state.runDir)}/*.log`,
     ...state.notes.map((note) => `  note: ${note}`),
@@ -73,7 +78,10 @@ function summary(state: StackState): string {
 }
 
 async function commandUp(args: string[]): Promise<number> {
-  const options = parseUp(args);
+  const { sip, ...options } = parseUp(args);
+  // Before anything is stopped or started: without a bridge, --sip cannot be honoured.
+  const sipBinary = sip ? resolveSipBinary() : undefined;
+  if (sip && !sipBinary) throw new Error(NO_SIP_BINARY);
   const running = current();
   if (running) {
     progress(`replacing the running stack ${running.namespace}`);
@@ -92,7 +100,7 @@ async function commandUp(args: string[]): Promise<number> {
   };
   process.once('SIGINT', interrupt);
   process.once('SIGTERM', interrupt);
-  const state = await up({ owner: 'cli', ...options, progress, signal: abort.signal });
+  const state = await up({ owner: 'cli', ...options, sipBinary, progress, signal: abort.signal });
   process.off('SIGINT', interrupt);
   process.off('SIGTERM', interrupt);
   process.stdout.write(summary(state));

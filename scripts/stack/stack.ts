@@ -32,6 +32,7 @@ import {
   stateFileOf,
 } from './layout.js';
 import { createNamespace, deleteNamespace, listNamespaces, namespacePids } from './netns.js';
+import { SIP_ADDRESS, startSipBridge } from './sip-bridge.js';
 import { type Started, isAlive, running, startProcess, startTimeOf, stopProcess } from './processes.js';
 import { type StackState, type TtsChoice, readState, writeState } from './state.js';
 
@@ -44,6 +45,8 @@ export interface UpOptions {
   web?: boolean;
   openai?: boolean;
   cartesia?: boolean;
+  /** A livekit-sip binary to run next to livekit-server (scripts/stack/sip-bridge.ts). */
+  sipBinary?: string;
   /** Extra variables for the worker (over the stack's own). */
   workerEnv?: Record<string, string>;
   /** Command-line arguments for the fakes (e.g. cartesia `--options JSON`, openai `--script FILE`). */
@@ -109,6 +112,11 @@ export async function up(options: UpOptions): Promise<StackState> {
     say(`namespace ${namespace}: ${NETWORK.interfaces.join('/')} ${NETWORK.addresses.join(' ')}`);
     await step('redis', () => startRedis(launcher));
     state.livekit.configFile = await step('livekit-server', () => startLivekit(launcher));
+    const sipBinary = options.sipBinary;
+    if (sipBinary) {
+      const configFile = await step('livekit-sip', () => startSipBridge(launcher, sipBinary));
+      state.sip = { ...SIP_ADDRESS, binary: sipBinary, configFile };
+    }
     if (options.openai ?? openaiFakeAvailable()) {
       state.openaiUrl = (await step('openai fake', () => startFake(launcher, 'openai', OPENAI_FAKE, options.fakeArgs?.openai))).url;
     } else {

@@ -28,6 +28,8 @@ export interface StackState {
   openaiUrl?: string;
   /** Cartesia-protocol fake, `http://127.0.0.1:PORT` (stats at `/_control/stats`). */
   cartesiaUrl?: string;
+  /** livekit-sip (`up --sip`): where calls go inside the namespace, and which binary answers them. */
+  sip?: { host: string; port: number; binary: string; configFile: string };
   network: { interfaces: string[]; addresses: string[] };
   ports: Record<string, number>;
   /** In start order; `down` stops them in reverse. */
@@ -65,5 +67,6 @@ export function stackEnv(state: StackState): Record<string, string> {
   if (state.webUrl) env.STACK_WEB_URL = state.webUrl;
   if (state.openaiUrl) env.STACK_OPENAI_URL = state.openaiUrl;
   if (state.cartesiaUrl) env.STACK_CARTESIA_URL = state.cartesiaUrl;
+  if (state.sip) Object.assign(env, { SIP_HOST: state.sip.host, SIP_PORT: String(state.sip.port) });
   return env;
 }
