@@ -8,10 +8,10 @@ import { createServer } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { voiceForCall, type CallVoice } from '../../src/tts/call-voice.js';
 import { createTTS } from '../../src/tts/factory.js';
-import { ResembleTTS } from '../../src/tts/index.js';
+import { ResembleTTS } from '@firstword/agents-plugin-tts';
 import { startCartesiaServer } from '../servers/cartesia-server.js';
 import { testConfig } from '../helpers/config.js';
-import { collect, speak } from './harness.js';
+import { collect, speak } from '../../packages/agents-plugin-tts/test/driver/harness.js';
 
 /** A loopback port nothing listens on: connections to it are refused at once. */
 async function refusingPort(): Promise<number> {
