@@ -62,7 +62,8 @@ export async function runSpokenTurns(opts: SpokenDemoOptions): Promise<{ turns: 
         opts.log('  no reply was reported for this turn');
         continue;
       }
-      const report = demoTurnReport(result.report, turn, details.eventsFor(result.report), result.segments, {
+      const cut = { ...turn, interruptRequestedAt: result.interruptRequestedAt };
+      const report = demoTurnReport(result.report, cut, details.eventsFor(result.report), result.segments, {
         endOfSpeechAt: result.endOfSpeechAt,
         ackSegments: result.ackSegments,
         spoken: {

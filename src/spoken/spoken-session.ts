@@ -55,6 +55,8 @@ export interface SpokenTurn {
   segments: RecordedSegment[];
   /** Which of `segments` were acknowledgements (the rest is the reply, or a false end's audio). */
   ackSegments: RecordedSegment[];
+  /** When the reply was cut (`cutReplyAfterMs`), timeline clock. */
+  interruptRequestedAt?: number;
   /** CPU time of this process over the turn (user + system), ms. */
   cpuMs: number;
 }
@@ -124,7 +126,7 @@ export class SpokenSession {
     try {
       const spoken = await this.microphone.speak(utterance);
       const endOfSpeechAt = spoken.pieces.at(-1)!.lastVoicedAt;
-      await this.#waitForReply(reports, endOfSpeechAt, options.cutReplyAfterMs);
+      const { interruptRequestedAt } = await this.#waitForReply(reports, endOfSpeechAt, options.cutReplyAfterMs);
       const segments = this.recording.segments.slice(segmentsBefore);
       const ackStarts = acks.map((a) => a.playback?.startedAt).filter((t): t is number => t !== undefined);
       const isAck = (segment: RecordedSegment) => ackStarts.some((t) => Math.abs(t - (segment.startedAt ?? Number.NaN)) < 3);
@@ -147,6 +149,7 @@ export class SpokenSession {
         acks,
         segments,
         ackSegments: segments.filter(isAck),
+        interruptRequestedAt,
         cpuMs: (cpu.user + cpu.system) / 1000,
       };
     } finally {
@@ -161,21 +164,24 @@ export class SpokenSession {
    * its reply has played out). Gives up when no reply has begun `replyTimeoutMs` after the end
    * of speech; a reply that has begun is waited for (up to two minutes).
    */
-  async #waitForReply(reports: TurnReport[], endOfSpeechAt: number, cutReplyAfterMs?: number): Promise<void> {
+  async #waitForReply(reports: TurnReport[], endOfSpeechAt: number, cutReplyAfterMs?: number): Promise<{ interruptRequestedAt?: number }> {
+    let interruptRequestedAt: number | undefined;
     let deadline = endOfSpeechAt + this.#replyTimeoutMs;
     let speakingSince: number | undefined;
     while (performance.now() < deadline) {
       const done = reports.some((r) => r.at + (r.stamps.playbackStarted ?? Number.NEGATIVE_INFINITY) >= endOfSpeechAt - 1);
-      if (done && this.session.agentState !== 'speaking') return;
+      if (done && this.session.agentState !== 'speaking') return { interruptRequestedAt };
       const speaking = this.session.agentState === 'speaking' && performance.now() >= endOfSpeechAt;
       if (speaking && speakingSince === undefined) deadline = Math.max(deadline, performance.now() + 120_000);
       speakingSince = speaking ? (speakingSince ?? performance.now()) : undefined;
       if (cutReplyAfterMs !== undefined && speakingSince !== undefined && performance.now() - speakingSince >= cutReplyAfterMs) {
+        interruptRequestedAt ??= performance.now();
         await this.session.interrupt().await;
         speakingSince = undefined;
       }
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
+    return { interruptRequestedAt };
   }
 
   async close(): Promise<void> {
