@@ -209,13 +209,16 @@ async function main(): Promise<number> {
   const worker = state.processes.find((p) => p.name === 'worker')!;
   const rows: FaultRow[] = [];
   try {
-    await sleep(8000);
+    // The idle pool (main process, prewarmed job processes, inference process) fills up after
+    // registration: its size is the largest seen over a few seconds, not one early look.
+    let idle = 0;
+    for (let i = 0; i < 20; i++, await sleep(500)) idle = Math.max(idle, liveCount(worker.pid));
     const ctx: Ctx = {
       state,
       work,
       pid: worker.pid,
       logFile: worker.logFile,
-      idle: liveCount(worker.pid),
+      idle,
       plan: (room, extra = {}) => ({ room, agentName: AGENT, joinDeadlineMs: 90_000, clip: { file: clip.file, firstVoiced: clip.firstVoiced, lastVoiced: clip.lastVoiced }, transcript: USER, turnFirst: false, turnAtEnd: false, holdMaxMs: 120_000, ...extra }),
     };
     const drills: Record<Fault, () => Promise<FaultRow>> = {
