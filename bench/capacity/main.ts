@@ -188,9 +188,12 @@ async function main(): Promise<number> {
   let full: Record<string, unknown> | undefined;
   let idle = groupMemory(worker.pid);
   try {
-    // Idle processes prewarm (VAD, TTS socket) after registration: measure the idle worker once they have.
-    await sleep(8000);
-    idle = groupMemory(worker.pid);
+    // Idle processes prewarm (VAD, TTS socket) after registration: the idle worker is the fullest
+    // it gets over a few seconds, not one early look.
+    for (let i = 0; i < 20; i++, await sleep(500)) {
+      const now = groupMemory(worker.pid);
+      if (now.processes > idle.processes || (now.processes === idle.processes && now.pssMb > idle.pssMb)) idle = now;
+    }
     note(`idle worker: ${idle.processes} processes, PSS ${idle.pssMb.toFixed(0)} MB, RSS ${idle.rssMb.toFixed(0)} MB`);
     const base = { agentName: AGENT, turns: args.turns, clip: { file: clip.file, firstVoiced: clip.firstVoiced, lastVoiced: clip.lastVoiced }, transcript: USER, msPerChar: MS_PER_CHAR, threshold: THRESHOLD };
     for (const calls of args.steps) {

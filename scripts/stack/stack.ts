@@ -193,6 +193,27 @@ export async function startExtraWorker(state: StackState, options: ExtraWorkerOp
   return startWorker(launcherFor(state, baseEnv()), settings, options.name);
 }
 
+/**
+ * A fault drill (`npm run faults`): stops `name` (livekit-server or redis) of a running stack with
+ * `signal`, then starts it again with the same settings and waits until it is ready. Returns when
+ * it was gone and when it was back (epoch ms).
+ */
+export async function restartComponent(state: StackState, name: 'livekit-server' | 'redis', signal: NodeJS.Signals = 'SIGKILL'): Promise<{ goneAt: number; readyAt: number }> {
+  const index = state.processes.findIndex((p) => p.name === name);
+  if (index < 0) throw new Error(`${name} is not part of this stack`);
+  const record = state.processes[index]!;
+  process.kill(record.pid, signal);
+  for (const deadline = Date.now() + 15_000; isAlive(record) && Date.now() < deadline; ) await new Promise((resolve) => setTimeout(resolve, 50));
+  if (isAlive(record)) process.kill(record.pid, 'SIGKILL');
+  const goneAt = Date.now();
+  state.processes.splice(index, 1);
+  save(state);
+  const launcher = launcherFor(state, baseEnv());
+  if (name === 'redis') await startRedis(launcher);
+  else await startLivekit(launcher);
+  return { goneAt, readyAt: Date.now() };
+}
+
 const GRACE_MS: Record<string, number> = { worker: 20_000 };
 
 export async function down(given: StackState, progress: (line: string) => void = () => {}): Promise<void> {

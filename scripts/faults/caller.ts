@@ -1,0 +1,89 @@
+/**
+ * One caller of a fault drill (`npm run faults`), run INSIDE the stack's namespace:
+ *
+ *   tsx scripts/faults/caller.ts PLAN.json
+ *
+ * Joins `room` (dispatching `agentName`), waits until the agent listens, optionally takes a spoken
+ * turn, then stays until `stopFile` exists, noting what the connection and the agent do meanwhile
+ * (reconnecting, the agent leaving); then optionally takes another turn (does the agent still
+ * answer?) and leaves. One JSON line per event with a `bench` key: `listening`, `turn`, `event`,
+ * `done`; `error` when it cannot go on.
+ */
+import { ParticipantKind, RoomEvent, dispose } from '@livekit/rtc-node';
+import { existsSync, readFileSync } from 'node:fs';
+import { decodeWav } from '../../src/local-voice/wav.js';
+import { joinCaller } from '../../bench/room/caller.js';
+import { Control } from '../../bench/room/control.js';
+import type { TurnSpec } from '../../bench/room/plan.js';
+import { runTurn } from '../../bench/room/turn.js';
+import { need } from '../../bench/room/caller.js';
+
+export interface FaultCallerPlan {
+  room: string;
+  agentName: string;
+  joinDeadlineMs: number;
+  clip: { file: string; firstVoiced: number; lastVoiced: number };
+  transcript: string;
+  turnFirst: boolean;
+  turnAtEnd: boolean;
+  /** Stay until this file exists (bounded by `holdMaxMs`). */
+  stopFile?: string;
+  holdMaxMs: number;
+}
+
+const emit = (kind: string, body: Record<string, unknown> = {}) => process.stdout.write(`${JSON.stringify({ bench: kind, at: Date.now(), ...body })}\n`);
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function main(): Promise<void> {
+  const plan = JSON.parse(readFileSync(process.argv[2]!, 'utf8')) as FaultCallerPlan;
+  const { sampleRate, samples } = decodeWav(readFileSync(plan.clip.file));
+  if (sampleRate !== 48_000) throw new Error(`${plan.clip.file}: ${sampleRate} Hz`);
+  const clips = new Map([['speech', { samples, firstVoiced: plan.clip.firstVoiced, lastVoiced: plan.clip.lastVoiced }]]);
+  const control = new Control(need('STACK_OPENAI_URL'), need('STACK_CARTESIA_URL'));
+  const started = Date.now();
+  const caller = await joinCaller(plan.room, plan.room, plan.agentName, started + plan.joinDeadlineMs);
+  const agent = [...caller.room.remoteParticipants.values()].find((p) => p.kind === ParticipantKind.AGENT);
+  emit('listening', { afterMs: caller.listeningAt - started, agent: agent?.identity ?? null });
+  caller.room.on(RoomEvent.ConnectionStateChanged, (state) => emit('event', { what: `connection state ${state}` }));
+  caller.room.on(RoomEvent.Reconnecting, () => emit('event', { what: 'reconnecting' }));
+  caller.room.on(RoomEvent.Reconnected, () => emit('event', { what: 'reconnected' }));
+  caller.room.on(RoomEvent.Disconnected, (reason) => emit('event', { what: `disconnected (${String(reason)})` }));
+  caller.room.on(RoomEvent.ParticipantDisconnected, (p) => emit('event', { what: `participant left: ${p.identity}`, agent: p.kind === ParticipantKind.AGENT }));
+  caller.room.on(RoomEvent.ParticipantConnected, (p) => emit('event', { what: `participant joined: ${p.identity}`, agent: p.kind === ParticipantKind.AGENT }));
+  let turnId = 0;
+  const turn = async (label: string) => {
+    const spec: TurnSpec = { id: turnId++, strategy: 'firstword', kind: 'turn', scenario: label, language: 'en', clip: 'speech', transcript: plan.transcript, msPerChar: 60, pauseBeforeMs: 200 };
+    try {
+      const r = await runTurn(spec, caller, control, clips, 300);
+      emit('turn', { label, ok: r.ok, firstSoundMs: r.callerWaitMs ?? null, gaps: r.gaps ?? null, error: r.error ?? null });
+    } catch (error) {
+      emit('turn', { label, ok: false, error: String(error) });
+    }
+  };
+  if (plan.turnFirst) await turn('first');
+  if (plan.stopFile) {
+    for (const deadline = Date.now() + plan.holdMaxMs; !existsSync(plan.stopFile) && Date.now() < deadline; ) await sleep(200);
+  }
+  const agentStill = [...caller.room.remoteParticipants.values()].some((p) => p.kind === ParticipantKind.AGENT);
+  emit('event', { what: `agent in the room at the end: ${agentStill}`, agentStill });
+  if (plan.turnAtEnd) await turn('after');
+  await caller.leave();
+  emit('done', { leftAt: Date.now() });
+}
+
+const hardStop = setTimeout(() => {
+  emit('error', { error: 'caller deadline passed' });
+  process.exit(3);
+}, 300_000);
+main().then(
+  async () => {
+    clearTimeout(hardStop);
+    await Promise.race([dispose(), sleep(2000)]).catch(() => {});
+    process.exit(0);
+  },
+  async (error: unknown) => {
+    emit('error', { error: error instanceof Error ? error.message : String(error) });
+    await Promise.race([dispose(), sleep(2000)]).catch(() => {});
+    process.exit(1);
+  },
+);

@@ -1,0 +1,264 @@
+/**
+ * `npm run faults [-- --json FILE --only livekit,redis,job,tts,restart]`: the faults a deployment
+ * meets, drilled on the real stack of `npm run stack` (its own network namespace; loopback and
+ * namespace addresses only). For each: what the caller heard, what the worker logged, how long
+ * it took, and that nothing was left running. Callers are rtc-node participants speaking real
+ * speech (scripts/faults/caller.ts); the OpenAI and Cartesia-protocol fakes answer them.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { prepareClips } from '../../bench/room/speech.js';
+import type { DriverEvent } from '../../bench/room/stack-run.js';
+import { isAlive, running } from '../stack/processes.js';
+import { down, restartComponent, startExtraWorker, up } from '../stack/stack.js';
+import type { StackState } from '../stack/state.js';
+import type { FaultCallerPlan } from './caller.js';
+import { type CallerHandle, liveCount, logLines, settle, startCaller, warningsSince } from './drill.js';
+
+const USER = 'What time does the pharmacy open tomorrow?';
+const REPLY = 'The pharmacy opens at nine. It closes at six.';
+const AGENT = 'firstword-faults';
+const FAULTS = ['livekit', 'redis', 'job', 'tts', 'restart'] as const;
+type Fault = (typeof FAULTS)[number];
+
+export interface FaultRow {
+  fault: string;
+  heard: string[];
+  logs: string[];
+  figures: Record<string, number | string | boolean | null>;
+  leftover: string;
+  ok: boolean;
+}
+
+const log = (line: string) => process.stdout.write(`${line}\n`);
+const note = (line: string) => process.stderr.write(`  ${line}\n`);
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+interface Ctx {
+  state: StackState;
+  work: string;
+  pid: number;
+  logFile: string;
+  idle: number;
+  plan(room: string, extra?: Partial<FaultCallerPlan>): Omit<FaultCallerPlan, 'stopFile'>;
+}
+
+const turnText = (e: DriverEvent | undefined) =>
+  !e ? 'no turn' : e.ok ? `reply heard, first sound ${Math.round(Number(e.firstSoundMs))} ms` : `no reply (${String(e.error).slice(0, 80)})`;
+const turnOf = (c: CallerHandle, label: string) => c.events.find((e) => e.bench === 'turn' && e.label === label);
+const eventsOf = (c: CallerHandle, since: number) =>
+  c.events.filter((e) => e.bench === 'event' && Number(e.at) >= since && !String(e.what).startsWith('agent in the room')).map((e) => `${String(e.what)} at +${Number(e.at) - since} ms`);
+
+async function leftover(ctx: Ctx): Promise<string> {
+  const ms = await settle(ctx.pid, ctx.idle);
+  return ms === undefined ? `STUCK: ${liveCount(ctx.pid)} worker processes 90 s later (idle: ${ctx.idle})` : `worker back to ${ctx.idle} idle processes ${(ms / 1000).toFixed(1)} s after the callers left`;
+}
+
+/** A server component restarted while a call is live; then a new call. */
+async function restartDrill(ctx: Ctx, which: 'livekit-server' | 'redis'): Promise<FaultRow> {
+  const a = startCaller(ctx.state, ctx.work, `${which}-a`, ctx.plan(`${which}-a-${Date.now().toString(36)}`, { turnFirst: true, turnAtEnd: true }), note);
+  const first = await a.next((e) => e.bench === 'turn' || e.bench === 'error', 150_000);
+  const registeredBefore = logLines(ctx.logFile).filter((l) => l.msg === 'registered worker').length;
+  const { goneAt, readyAt } = await restartComponent(ctx.state, which);
+  let reRegisteredAt: number | undefined;
+  for (const deadline = Date.now() + 120_000; Date.now() < deadline && reRegisteredAt === undefined; await sleep(250)) {
+    reRegisteredAt = logLines(ctx.logFile).filter((l) => l.msg === 'registered worker')[registeredBefore]?.time;
+    if (which === 'redis' && Date.now() - readyAt > 10_000) break; // the worker's connection to LiveKit may well survive
+  }
+  a.stop();
+  await a.exited;
+  const b = startCaller(ctx.state, ctx.work, `${which}-b`, ctx.plan(`${which}-b-${Date.now().toString(36)}`, { turnFirst: true, joinDeadlineMs: 120_000 }), note);
+  b.stop();
+  const bTurn = await b.next((e) => e.bench === 'turn' || e.bench === 'error', 200_000);
+  const bListening = b.events.find((e) => e.bench === 'listening');
+  await b.exited;
+  const logs = warningsSince(ctx.logFile, goneAt - 1000, Date.now());
+  return {
+    fault: `${which} restarted during a call (SIGKILL, then started again)`,
+    heard: [
+      `call A before: ${turnText(first)}`,
+      `call A during/after: ${eventsOf(a, goneAt).join('; ') || 'no connection events'}; its next turn: ${turnText(turnOf(a, 'after'))}`,
+      `next call B: ${bListening ? `agent listening ${String(bListening.afterMs)} ms after joining (${((Number(bListening.at) - goneAt) / 1000).toFixed(1)} s after the kill)` : 'no agent'}; ${turnText(bTurn)}`,
+    ],
+    logs,
+    figures: {
+      downMs: readyAt - goneAt,
+      workerReRegisteredAfterRestartMs: reRegisteredAt === undefined ? null : reRegisteredAt - readyAt,
+      nextCallListeningAfterKillMs: bListening ? Number(bListening.at) - goneAt : null,
+    },
+    leftover: await leftover(ctx),
+    ok: Boolean(bTurn?.ok),
+  };
+}
+
+/** One job process SIGKILLed mid-call while another call goes on. */
+async function jobDrill(ctx: Ctx): Promise<FaultRow> {
+  const a = startCaller(ctx.state, ctx.work, 'job-a', ctx.plan(`job-a-${Date.now().toString(36)}`, { turnFirst: true, turnAtEnd: true }), note);
+  const b = startCaller(ctx.state, ctx.work, 'job-b', ctx.plan(`job-b-${Date.now().toString(36)}`, { turnFirst: true, turnAtEnd: true }), note);
+  await Promise.all([a.next((e) => e.bench === 'turn' || e.bench === 'error', 150_000), b.next((e) => e.bench === 'turn' || e.bench === 'error', 150_000)]);
+  const agent = String(a.events.find((e) => e.bench === 'listening')?.agent ?? '');
+  const job = agent.replace(/^agent-/, '');
+  const jobPid = logLines(ctx.logFile).find((l) => l.msg === 'caller joined' && l.job === job)?.pid;
+  const before = liveCount(ctx.pid);
+  const killedAt = Date.now();
+  if (jobPid) process.kill(jobPid, 'SIGKILL');
+  await a.next((e) => e.bench === 'event' && e.agent === true && String(e.what).startsWith('participant left'), 30_000);
+  await sleep(3000);
+  a.stop();
+  b.stop();
+  await Promise.all([a.exited, b.exited]);
+  const jobGone = jobPid !== undefined && !running(jobPid);
+  const workerAlive = liveCount(ctx.pid) > 0;
+  return {
+    fault: 'one job process killed mid-call (SIGKILL), a second call live',
+    heard: [
+      `call A: ${eventsOf(a, killedAt).join('; ') || 'nothing changed'}; its next turn: ${turnText(turnOf(a, 'after'))}`,
+      `call B (same worker): its next turn: ${turnText(turnOf(b, 'after'))}`,
+    ],
+    logs: warningsSince(ctx.logFile, killedAt, Date.now()),
+    figures: { jobPid: jobPid ?? null, jobFound: jobPid !== undefined, workerProcessesBefore: before, workerAlive, jobProcessGone: jobGone },
+    leftover: await leftover(ctx),
+    ok: jobPid !== undefined && Boolean(turnOf(b, 'after')?.ok) && workerAlive,
+  };
+}
+
+/** A worker whose TTS provider refuses connections (nothing listens on its port), with TTS_FALLBACK=local. */
+async function ttsDrill(ctx: Ctx): Promise<FaultRow> {
+  const agentName = 'firstword-ttsdown';
+  const t0 = Date.now();
+  await startExtraWorker(ctx.state, {
+    name: 'worker-ttsdown',
+    agentName,
+    httpPort: 18095,
+    tts: 'cartesia',
+    env: { CARTESIA_BASE_URL: 'http://127.0.0.1:9', TTS_FALLBACK: 'local', AGENT_PROCESS_START_TIMEOUT_S: '60', AGENT_MAX_CALLS: '4' },
+  });
+  const c = startCaller(ctx.state, ctx.work, 'tts-c', { ...ctx.plan(`tts-c-${Date.now().toString(36)}`, { turnFirst: true }), agentName }, note);
+  c.stop();
+  const turn = await c.next((e) => e.bench === 'turn' || e.bench === 'error', 200_000);
+  await c.exited;
+  const workerLog = join(ctx.state.runDir, 'worker-ttsdown.log');
+  const fallbackLines = logLines(workerLog).filter((l) => String(l.msg).includes('fallback voice'));
+  return {
+    fault: 'TTS provider refusing connections when a call starts (TTS_FALLBACK=local)',
+    heard: [`caller: ${turnText(turn)}${turn?.ok ? ' (the embedded voice)' : ''}`],
+    logs: warningsSince(workerLog, t0, Date.now()),
+    figures: { fallbackLogLines: fallbackLines.length },
+    leftover: 'worker-ttsdown stopped with the stack',
+    ok: Boolean(turn?.ok) && fallbackLines.length === 1,
+  };
+}
+
+/** What a process manager does on restart: SIGTERM (drain) with a call live, then a new worker. */
+async function managerDrill(ctx: Ctx, worker: { pid: number; startTime: string }): Promise<FaultRow> {
+  const a = startCaller(ctx.state, ctx.work, 'restart-a', ctx.plan(`restart-a-${Date.now().toString(36)}`, { turnFirst: true, turnAtEnd: true }), note);
+  await a.next((e) => e.bench === 'turn' || e.bench === 'error', 150_000);
+  const termAt = Date.now();
+  process.kill(worker.pid, 'SIGTERM');
+  await sleep(4000);
+  a.stop();
+  await a.exited;
+  let exitedAt: number | undefined;
+  for (const deadline = Date.now() + 90_000; Date.now() < deadline && exitedAt === undefined; await sleep(250)) if (!isAlive(worker)) exitedAt = Date.now();
+  const drainLogs = warningsSince(ctx.logFile, termAt, Date.now());
+  const stopLine = logLines(ctx.logFile).find((l) => l.time >= termAt && l.msg === 'worker stopped');
+  const started = Date.now();
+  await startExtraWorker(ctx.state, { name: 'worker-restarted', agentName: AGENT, httpPort: 18096, env: { AGENT_PROCESS_START_TIMEOUT_S: '60', AGENT_MAX_CALLS: '4' } });
+  const readyMs = Date.now() - started;
+  const b = startCaller(ctx.state, ctx.work, 'restart-b', ctx.plan(`restart-b-${Date.now().toString(36)}`, { turnFirst: true, joinDeadlineMs: 120_000 }), note);
+  b.stop();
+  const bTurn = await b.next((e) => e.bench === 'turn' || e.bench === 'error', 200_000);
+  await b.exited;
+  return {
+    fault: 'process manager restarting the worker during a call (SIGTERM, then a new worker)',
+    heard: [`call A: its next turn after the SIGTERM: ${turnText(turnOf(a, 'after'))}; ${eventsOf(a, termAt).join('; ') || 'no connection events'}`, `next call B on the new worker: ${turnText(bTurn)}`],
+    logs: [...drainLogs, stopLine ? `worker stopped (exit code ${String(stopLine.code)})` : 'no "worker stopped" line'],
+    figures: { oldWorkerExitedAfterCallerLeftMs: exitedAt === undefined ? null : exitedAt - termAt - 4000, newWorkerReadyMs: readyMs },
+    leftover: exitedAt === undefined ? 'STUCK: the old worker still runs 90 s after its caller left' : 'old worker exited',
+    ok: Boolean(turnOf(a, 'after')?.ok) && Boolean(bTurn?.ok) && exitedAt !== undefined,
+  };
+}
+
+async function main(): Promise<number> {
+  const argv = process.argv.slice(2);
+  const jsonAt = argv.indexOf('--json');
+  const json = jsonAt >= 0 ? argv[jsonAt + 1] : undefined;
+  const onlyAt = argv.indexOf('--only');
+  const only = (onlyAt >= 0 ? argv[onlyAt + 1]!.split(',') : [...FAULTS]) as Fault[];
+  if (only.some((f) => !FAULTS.includes(f))) {
+    process.stderr.write(`faults: --only takes ${FAULTS.join(',')}\n`);
+    return 2;
+  }
+  const started = Date.now();
+  log(`firstword fault drills (${only.join(', ')}); load average ${loadavg().map((v) => v.toFixed(2)).join(' ')}`);
+  const work = resolve('out', 'faults');
+  mkdirSync(work, { recursive: true });
+  const clip = (await prepareClips([{ key: 'speech', text: USER, language: 'en' }], join(work, 'speech'))).get('speech')!;
+  const scriptFile = join(work, 'openai-script.json');
+  writeFileSync(scriptFile, `${JSON.stringify({ script: [{ match: 'pharmacy', reply: REPLY }] })}\n`);
+  const state = await up({
+    owner: 'harness',
+    tts: 'cartesia',
+    agentName: AGENT,
+    web: false,
+    workerEnv: { AGENT_PROCESS_START_TIMEOUT_S: '60' },
+    fakeArgs: { openai: ['--script', scriptFile], cartesia: ['--options', JSON.stringify({ audio: 'audible', msPerChar: 60, firstByteDelayMs: 120 })] },
+    progress: (line) => note(`stack: ${line}`),
+  });
+  const worker = state.processes.find((p) => p.name === 'worker')!;
+  const rows: FaultRow[] = [];
+  try {
+    // The idle pool (main process, prewarmed job processes, inference process) fills up after
+    // registration: its size is the largest seen over a few seconds, not one early look.
+    let idle = 0;
+    for (let i = 0; i < 20; i++, await sleep(500)) idle = Math.max(idle, liveCount(worker.pid));
+    const ctx: Ctx = {
+      state,
+      work,
+      pid: worker.pid,
+      logFile: worker.logFile,
+      idle,
+      plan: (room, extra = {}) => ({ room, agentName: AGENT, joinDeadlineMs: 90_000, clip: { file: clip.file, firstVoiced: clip.firstVoiced, lastVoiced: clip.lastVoiced }, transcript: USER, turnFirst: false, turnAtEnd: false, holdMaxMs: 120_000, ...extra }),
+    };
+    const drills: Record<Fault, () => Promise<FaultRow>> = {
+      livekit: () => restartDrill(ctx, 'livekit-server'),
+      redis: () => restartDrill(ctx, 'redis'),
+      job: () => jobDrill(ctx),
+      tts: () => ttsDrill(ctx),
+      restart: () => managerDrill(ctx, worker),
+    };
+    for (const fault of only) {
+      note(`--- ${fault}`);
+      try {
+        rows.push(await drills[fault]());
+      } catch (error) {
+        rows.push({ fault, heard: [], logs: [], figures: {}, leftover: '?', ok: false, ...{ error: (error as Error).message } });
+      }
+      const row = rows.at(-1)!;
+      log(`\n${row.ok ? 'OK  ' : 'MISS'} ${row.fault}`);
+      for (const h of row.heard) log(`  heard: ${h}`);
+      for (const l of row.logs) log(`  log: ${l}`);
+      log(`  figures: ${JSON.stringify(row.figures)}`);
+      log(`  left over: ${row.leftover}`);
+      if ('error' in row) log(`  error: ${String((row as { error?: string }).error)}`);
+    }
+  } finally {
+    await down(state, note);
+  }
+  log(`\n${rows.filter((r) => r.ok).length} of ${rows.length} drills as expected; ${((Date.now() - started) / 1000).toFixed(0)} s; logs ${state.runDir}`);
+  if (json) {
+    mkdirSync(dirname(resolve(json)), { recursive: true });
+    writeFileSync(json, `${JSON.stringify({ date: new Date().toISOString(), rows, logs: state.runDir }, null, 2)}\n`);
+    log(`json: ${json}`);
+  }
+  return rows.every((r) => r.ok) ? 0 : 1;
+}
+
+main().then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    process.stderr.write(`faults failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.exit(1);
+  },
+);
