@@ -16,12 +16,13 @@ ENV ONNXRUNTIME_NODE_INSTALL=skip
 COPY package.json package-lock.json ./
 COPY packages/agents-plugin-tts/package.json ./packages/agents-plugin-tts/
 RUN npm ci --no-audit --no-fund
-# The TTS plugin first (an npm workspace: packages/agents-plugin-tts/dist), then the application
-# against the plugin's declarations (tsconfig.build.json); rootDir keeps dist/ at the same depth as
-# src/ (paths relative to the project root hold).
+# The TTS plugin first (an npm workspace: packages/agents-plugin-tts/dist, its manifest switched to
+# the compiled files), then the application against the plugin's declarations
+# (tsconfig.build.json); rootDir keeps dist/ at the same depth as src/ (paths relative to the
+# project root hold).
 COPY tsconfig.json tsconfig.build.json ./
 COPY packages/agents-plugin-tts ./packages/agents-plugin-tts
-RUN npm run build:plugin
+RUN npm run build:plugin && node packages/agents-plugin-tts/scripts/pack-manifest.mjs publish
 COPY src ./src
 RUN npx tsc -p tsconfig.build.json
 
@@ -31,7 +32,7 @@ ENV NODE_ENV=production
 WORKDIR /app
 ENV ONNXRUNTIME_NODE_INSTALL=skip
 COPY package.json package-lock.json ./
-COPY packages/agents-plugin-tts/package.json ./packages/agents-plugin-tts/
+COPY --from=build /app/packages/agents-plugin-tts/package.json ./packages/agents-plugin-tts/
 RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 COPY --from=build /app/packages/agents-plugin-tts/dist ./packages/agents-plugin-tts/dist
 COPY --from=build /app/dist ./dist

@@ -1,8 +1,6 @@
 import { configDefaults, defineConfig } from 'vitest/config';
 
 export default defineConfig({
-  // The plugin by its package name resolves to its source (tsconfig.json's paths), as in the type-check.
-  resolve: { tsconfigPaths: true },
   test: {
     testTimeout: 20_000,
     hookTimeout: 20_000,

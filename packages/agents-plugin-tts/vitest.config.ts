@@ -2,8 +2,6 @@ import { defineConfig } from 'vitest/config';
 
 /** The plugin's own tests, run from this folder (`npm test -w @firstword/agents-plugin-tts`). */
 export default defineConfig({
-  // Shared fixtures (the repository's test/chaos) import the plugin by name: its source, by tsconfig.json's paths.
-  resolve: { tsconfigPaths: true },
   test: {
     include: ['test/**/*.test.ts'],
     testTimeout: 20_000,

@@ -4,6 +4,8 @@
  * Short on purpose: speech handles play one after another, so when the answer is ready early an
  * acknowledgement delays it by its own length. About a second of speech at most.
  */
+import { countHangul } from '@firstword/agents-plugin-tts/chunking';
+
 export type AckLanguage = 'ko' | 'en';
 
 export const ACK_LANGUAGES: readonly AckLanguage[] = ['ko', 'en'];
@@ -13,7 +15,6 @@ export const DEFAULT_ACK_PHRASES: Readonly<Record<AckLanguage, readonly string[]
   en: ['Sure, one moment.', 'Okay, let me check.', 'Got it, one second.'],
 };
 
-const HANGUL = /[\u1100-\u11FF\u3130-\u318F\uA960-\uA97F\uAC00-\uD7AF\uD7B0-\uD7FF]/gu;
 const LATIN = /[A-Za-z]/g;
 
 /**
@@ -21,7 +22,7 @@ const LATIN = /[A-Za-z]/g;
  * letters ("OK, 서울 날씨" is Korean), English otherwise — including for an empty transcript.
  */
 export function detectAckLanguage(transcript: string): AckLanguage {
-  const hangul = transcript.match(HANGUL)?.length ?? 0;
+  const hangul = countHangul(transcript);
   const latin = transcript.match(LATIN)?.length ?? 0;
   return hangul > 0 && hangul >= latin ? 'ko' : 'en';
 }

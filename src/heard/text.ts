@@ -4,6 +4,7 @@
  * Everything counts code points, never UTF-16 units, so an emoji or a lone surrogate is one
  * character and can never be split in half.
  */
+import { isHangul } from '@firstword/agents-plugin-tts/chunking';
 
 const SPACE = /\s/u;
 /** Scripts written without spaces: each character is a word of its own. Hangul is not among them. */
@@ -81,8 +82,6 @@ export function backToSpace(raw: string, from: number, offset: number): number {
   return i;
 }
 
-const HANGUL = /\p{Script=Hangul}/u;
-
 /** Share of Hangul among the letters of `text`, 0..1. */
 export function hangulShare(text: string): number {
   let letters = 0;
@@ -90,7 +89,7 @@ export function hangulShare(text: string): number {
   for (const char of text) {
     if (isSpace(char)) continue;
     letters++;
-    if (HANGUL.test(char)) hangul++;
+    if (isHangul(char.codePointAt(0)!)) hangul++;
   }
   return letters === 0 ? 0 : hangul / letters;
 }

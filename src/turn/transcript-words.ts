@@ -5,6 +5,7 @@
  * in mid-sentence, so a '.' says nothing; an ellipsis, a dash, a trailing comma or a '?' does
  * say something when an STT writes one.
  */
+import { containsHangul } from '@firstword/agents-plugin-tts/chunking';
 
 export type WordScript = 'hangul' | 'latin' | 'digits' | 'other';
 
@@ -26,7 +27,6 @@ export interface TranscriptWords {
 // A word is letters and digits, with inner apostrophes ("what's", "don't").
 const WORD = /[\p{L}\p{N}]+(?:['’][\p{L}\p{N}]+)*/gu;
 const PUNCTUATION = /[\p{P}\p{S}]/gu;
-const HANGUL = /[\uAC00-\uD7A3\u1100-\u11FF\u3130-\u318F]/u;
 
 export function readTranscript(text: string): TranscriptWords {
   const normal = text.normalize('NFC').toLowerCase();
@@ -41,7 +41,7 @@ export function readTranscript(text: string): TranscriptWords {
 
 function scriptOf(word: string): WordScript {
   if (/^\p{N}+$/u.test(word)) return 'digits';
-  if (HANGUL.test(word)) return 'hangul';
+  if (containsHangul(word)) return 'hangul';
   if (/[a-z]/.test(word)) return 'latin';
   return 'other';
 }

@@ -2,11 +2,11 @@
  * The repository's TypeScript import graph, read from the source text: every `import … from`,
  * `export … from`, side-effect `import '…'` and dynamic `import('…')` (a dynamic import is an edge
  * like any other: a cycle hidden behind `await import` is still a cycle). Relative specifiers
- * resolve to files; the plugin's package name resolves to its source, as tsconfig.json's `paths`
+ * resolve to files; the plugin's package name resolves to its source, as its manifest's exports
  * say; anything else is an external package.
  */
 import { readFileSync, readdirSync, statSync } from 'node:fs';
-import { dirname, join, relative, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 
 export const ROOT = resolve(import.meta.dirname, '../..');
 
@@ -30,9 +30,15 @@ export function sourceFiles(dir: string): string[] {
   });
 }
 
+/** The plugin's exports (its manifest names its source in the repository: pack-manifest.mjs). */
 function packagePaths(): Map<string, string> {
-  const config = JSON.parse(readFileSync(join(ROOT, 'tsconfig.json'), 'utf8')) as { compilerOptions: { paths: Record<string, string[]> } };
-  return new Map(Object.entries(config.compilerOptions.paths).map(([name, [target]]) => [name, relative(ROOT, resolve(ROOT, target!))]));
+  const dir = join('packages', 'agents-plugin-tts');
+  const manifest = JSON.parse(readFileSync(join(ROOT, dir, 'package.json'), 'utf8')) as { name: string; exports: Record<string, string> };
+  return new Map(
+    Object.entries(manifest.exports)
+      .filter(([, target]) => target.endsWith('.ts'))
+      .map(([path, target]) => [join(manifest.name, path), join(dir, target)]),
+  );
 }
 
 function resolveFile(fromFile: string, specifier: string): string {

@@ -5,12 +5,28 @@ export type SpeechLanguage = 'ko' | 'en';
 /** How far to look for a deciding letter on each side of a token. */
 const CONTEXT_WINDOW = 16;
 
+/**
+ * The one Korean-or-not test of the project, by code point: Hangul syllables, jamo (with the
+ * extended blocks), compatibility jamo and the halfwidth forms — every letter of Unicode's Hangul
+ * script. The chunker, the spoken-form rewriting, the acknowledgement, the heard text, the turn
+ * detector and the local voice all decide with it.
+ */
 export function isHangul(code: number): boolean {
   return (
-    (code >= 0xac00 && code <= 0xd7a3) || // syllables
+    (code >= 0xac00 && code <= 0xd7af) || // syllables
     (code >= 0x1100 && code <= 0x11ff) || // jamo
-    (code >= 0x3130 && code <= 0x318f) // compatibility jamo
+    (code >= 0x3130 && code <= 0x318f) || // compatibility jamo
+    (code >= 0xa960 && code <= 0xa97f) || // jamo extended-A
+    (code >= 0xd7b0 && code <= 0xd7ff) || // jamo extended-B
+    (code >= 0xffa0 && code <= 0xffdc) // halfwidth jamo
   );
+}
+
+/** How many characters of `text` are Hangul. */
+export function countHangul(text: string): number {
+  let n = 0;
+  for (let i = 0; i < text.length; i++) if (isHangul(text.charCodeAt(i))) n++;
+  return n;
 }
 
 export function isAsciiLetter(code: number): boolean {
