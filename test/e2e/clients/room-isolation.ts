@@ -50,7 +50,8 @@ async function tryJoin(token: string): Promise<{ joined: boolean; error?: string
     await room.disconnect();
     return { joined };
   } catch (error) {
-    return { joined: false, error: String((error as Error).message ?? error) };
+    // The server echoes the token it refused; the reason is what matters.
+    return { joined: false, error: String((error as Error).message ?? error).replace(/invalid token: [\w.-]+/, 'invalid token: …') };
   }
 }
 
