@@ -23,8 +23,7 @@ const ERRORS_SCREENSHOT = join(OUT_DIR, 'browser-page-unreachable.png');
 const REFUSED_SCREENSHOT = join(OUT_DIR, 'browser-page-refused.png');
 
 const PLAN = {
-  room: `page-${Date.now().toString(36)}`,
-  identity: 'caller',
+  name: 'Caller',
   /** Spoken by eSpeak into the fake microphone; the STT fake transcribes it as this. */
   said: '내일 저녁 두 명 예약할 수 있을까요?',
   spokenReply: '네, 내일 저녁 두 분 자리를 잡아 둘게요.',
@@ -49,7 +48,7 @@ async function speechWav(file: string): Promise<number> {
 
 interface CallResult extends ClientResult {
   steps: Record<string, number>;
-  token: { status: number; request: unknown; url: string; agentName: string; claims: Record<string, any>; requests: number };
+  token: { status: number; request: unknown; room: string; identity: string; url: string; agentName: string; claims: Record<string, any>; requests: number };
   connection: { history: string[]; final: string; status: string; error: string | null; left: { state: string; status: string; error: string | null; agent: string; mic: string } };
   agent: { history: string[]; identity: string | null };
   mic: {
@@ -121,14 +120,19 @@ describe.skipIf(!available)('the page in headless Chromium against the real stac
     }, 190_000);
 
     it('gets a token from /token, connects, and the agent joins and listens', () => {
-      expect(call.token).toMatchObject({ status: 200, request: { room: PLAN.room, identity: PLAN.identity }, url: 'ws://127.0.0.1:7880', agentName: 'firstword', requests: 1 });
-      expect(call.token.claims.sub).toBe(PLAN.identity);
-      expect(call.token.claims.video).toMatchObject({ room: PLAN.room, roomJoin: true, canSubscribe: true, canPublishData: true });
-      // the token dispatches the agent when its join creates the room
-      expect(call.token.claims.roomConfig.agents).toEqual([expect.objectContaining({ agentName: 'firstword' })]);
+      // the page sends only a display name; the server names the room and the caller
+      expect(call.token).toMatchObject({ status: 200, request: { name: PLAN.name }, url: 'ws://127.0.0.1:7880', agentName: 'firstword', requests: 1 });
+      expect(call.token.room).toMatch(/^web-[A-Za-z0-9_-]{22}$/);
+      expect(call.token.identity).toMatch(/^caller-[A-Za-z0-9_-]{22}$/);
+      expect(call.token.claims.sub).toBe(call.token.identity);
+      expect(call.token.claims.name).toBe(PLAN.name);
+      expect(call.token.claims.video).toMatchObject({ room: call.token.room, roomJoin: true, canSubscribe: true, canPublishData: true });
+      expect(call.token.claims.video.roomAdmin).toBeUndefined();
+      // one caller per room; the agent is dispatched to talk to this caller
+      expect(call.token.claims.roomConfig).toMatchObject({ maxParticipants: 1, agents: [expect.objectContaining({ agentName: 'firstword' })] });
       expect(call.connection.history.slice(0, 2)).toEqual(['connecting', 'connected']);
       expect(call.connection).toMatchObject({ final: 'connected', error: null });
-      expect(call.connection.status).toBe(`Connected to room "${PLAN.room}". Speak when you are ready.`);
+      expect(call.connection.status).toBe(`Connected to room "${call.token.room}". Speak when you are ready.`);
       expect(call.agent.history).toContain('listening');
       expect(call.agent.history.indexOf('listening')).toBeLessThan(call.agent.history.indexOf('thinking'));
       expect(call.agent.identity).toMatch(/^agent-/);
@@ -259,7 +263,7 @@ describe.skipIf(!available)('the page in headless Chromium against the real stac
     });
   });
 
-  it('says clearly when LiveKit cannot be reached and when the token is refused', async () => {
+  it('says clearly when LiveKit cannot be reached and when every agent is busy', async () => {
     const result = await stack.client('page-errors', ['--screenshot', ERRORS_SCREENSHOT, '--refused-screenshot', REFUSED_SCREENSHOT], {
       timeoutMs: 90_000,
     });
@@ -268,8 +272,8 @@ describe.skipIf(!available)('the page in headless Chromium against the real stac
       refused: { state: string; status: string; error: string; errorHidden: boolean; tokenStatus: number; connectEnabled: boolean };
       unreachable: { state: string; status: string; error: string; errorHidden: boolean; livekitUrl: string; connectEnabled: boolean };
     };
-    expect(refused).toMatchObject({ state: 'error', status: 'Not connected.', errorHidden: false, tokenStatus: 400, connectEnabled: true });
-    expect(refused.error).toMatch(/^The token request was refused: room: use 1-64 letters/);
+    expect(refused).toMatchObject({ state: 'busy', status: 'All agents are busy.', errorHidden: false, tokenStatus: 503, connectEnabled: true });
+    expect(refused.error).toMatch(/^Every agent is busy/);
     expect(unreachable).toMatchObject({ state: 'error', status: 'Connection failed.', errorHidden: false, connectEnabled: true });
     expect(unreachable.error).toContain(`Could not connect to LiveKit at ${unreachable.livekitUrl}`);
     expect(unreachable.error).toContain('Check that the LiveKit server is running');

@@ -57,6 +57,8 @@ export async function startWebServer(overrides: Partial<WebServerOptions> = {}):
     ttlSeconds: 600,
     agentName: 'firstword',
     rooms,
+    // every test request comes from 127.0.0.1: the limits have their own tests (rate-limit, auth)
+    rate: { perAddressPerMinute: 10_000, perUserPerMinute: 10_000 },
     ...overrides,
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

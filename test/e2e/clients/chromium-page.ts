@@ -1,13 +1,16 @@
 /**
  * Opens the project's page (`npm run web`) in headless Chromium inside the namespace, lets it
- * join `--room` as `--identity` with the fake microphone, and waits until WebRTC stats show
+ * join `--room` as `--identity` with the fake microphone (the page's `/token` answer is replaced
+ * by a plain join token for that room: the page server names rooms itself, admits one caller to
+ * each and wants a worker, and this test is about the network, with three participants and no
+ * agent), and waits until WebRTC stats show
  * audio both ways: inbound `totalAudioEnergy` above `--min-energy` and outbound packets.
  * Then pauses and removes the page's <audio> elements to see whether inbound energy still
  * grows without playout. Prints `{"e2e":"chromium-page","ok":true,"inbound":{…},…}`.
  */
 import { existsSync } from 'node:fs';
 import { PipeChromium } from './chromium.js';
-import { need, parseArgs, runClient } from './common.js';
+import { joinToken, need, parseArgs, runClient } from './common.js';
 
 const args = parseArgs();
 const timeoutMs = Number(args['timeout-ms'] ?? 45_000);
@@ -63,9 +66,16 @@ runClient(
   async () => {
     if (!existsSync(executable)) throw new Error(`${executable} not found (scripts/ensure-chromium.sh installs it)`);
     const page = new URL(need('STACK_WEB_URL'));
-    page.search = new URLSearchParams({ autoconnect: '1', room: args.room ?? 'e2e-smoke', identity: args.identity ?? 'browser' }).toString();
+    page.search = new URLSearchParams({ autoconnect: '1' }).toString();
+    const grant = { token: await joinToken(args.room ?? 'e2e-smoke', args.identity ?? 'browser'), url: need('LIVEKIT_URL'), agentName: null };
+    const tokenAnswer = `(() => {
+      const nativeFetch = window.fetch.bind(window);
+      window.fetch = async (input, init) => String(typeof input === 'string' ? input : input.url).endsWith('/token')
+        ? new Response(${JSON.stringify(JSON.stringify(grant))}, { status: 200, headers: { 'content-type': 'application/json' } })
+        : nativeFetch(input, init);
+    })()`;
     browser = PipeChromium.launch(executable);
-    const evaluate = await browser.open(page.href, [CAPTURE_PCS]);
+    const evaluate = await browser.open(page.href, [CAPTURE_PCS, tokenAnswer]);
     const read = async () => (await evaluate(READ_STATS).catch(() => undefined)) as PageStats | undefined;
 
     let stats: PageStats | undefined;

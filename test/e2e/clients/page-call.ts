@@ -12,7 +12,7 @@
  * again"). Chromium plays the WAV from its start whenever the capture starts, so the speech
  * cannot be over before the agent is there to hear it, however slowly the agent joins.
  *
- *   --wav FILE --screenshot FILE --plan '{"room","identity","said","spokenReply","typed","typedReply"}'
+ *   --wav FILE --screenshot FILE --plan '{"name","said","spokenReply","typed","typedReply"}'
  *   [--timeout-ms N] (environment: STACK_WEB_URL, STACK_OPENAI_URL)
  */
 import { existsSync } from 'node:fs';
@@ -21,8 +21,8 @@ import { type CdpPage, openPage } from './cdp-page.js';
 import { need, parseArgs, runClient } from './common.js';
 
 interface Plan {
-  room: string;
-  identity: string;
+  /** The display name typed in the page; the server names the room and identity. */
+  name: string;
   /** What the fake STT transcribes the WAV as (queued on the OpenAI fake). */
   said: string;
   spokenReply: string;
@@ -170,7 +170,7 @@ async function call(): Promise<Record<string, unknown>> {
   await browser.send('Browser.getVersion', {}, undefined, 60_000);
   await browser.send('Browser.setPermission', { permission: { name: 'microphone' }, setting: 'denied', origin: web.origin });
   const url = new URL(web);
-  url.search = new URLSearchParams({ autoconnect: '1', debug: '1', room: plan.room, identity: plan.identity, agentTimeout: '90' }).toString();
+  url.search = new URLSearchParams({ autoconnect: '1', debug: '1', name: plan.name, agentTimeout: '90' }).toString();
   const page = await openPage(browser, url.href, { initScripts: [RECORDER] });
   opened = page;
   const wait = <T>(what: string, expression: string, ms = 30_000) => page.waitFor<T>(what, expression, { timeoutMs: ms, describe: DESCRIBE });
@@ -349,6 +349,8 @@ async function call(): Promise<Record<string, unknown>> {
     token: token && {
       status: token.status,
       request: token.request,
+      room: token.body?.room,
+      identity: token.body?.identity,
       url: token.body?.url,
       agentName: token.body?.agentName,
       claims: decodeJwt(token.body?.token),

@@ -1,8 +1,10 @@
 /**
  * The page's messages when a call cannot start, in headless Chromium inside the namespace:
- * - the token refused: the stack's page asked for a room name `/token` rejects;
- * - LiveKit unreachable: a second page server (`tsx src/web/main.ts`, as `npm run web` runs it)
- *   whose WEB_LIVEKIT_URL points at a port nothing listens on.
+ * - every agent busy: a page server (`tsx src/web/main.ts`, as `npm run web` runs it) that
+ *   dispatches an agent name no worker registered, so no worker takes the call and /token
+ *   answers 503 busy;
+ * - LiveKit unreachable: a page server whose WEB_LIVEKIT_URL (the browser's) points at a port
+ *   nothing listens on.
  * Prints `{"e2e":"page-errors","ok":true,"refused":{…},"unreachable":{…}}`.
  *
  *   [--screenshot FILE (unreachable)] [--refused-screenshot FILE] [--timeout-ms N] (environment: STACK_WEB_URL and the stack's LiveKit keys)
@@ -37,20 +39,20 @@ const READ = `(() => {
 })()`;
 
 let browser: PipeChromium | undefined;
-let server: ChildProcess | undefined;
+const servers: ChildProcess[] = [];
 
-/** `npm run web`'s entry with its own port and a LiveKit URL nobody answers; resolves with its page URL. */
-async function startDeadEndPageServer(livekitUrl: string): Promise<string> {
+/** `npm run web`'s entry with its own port and these settings; resolves with its page URL. */
+async function startPageServer(env: Record<string, string>): Promise<string> {
   const port = await closedPort();
-  server = spawn(TSX_BIN, [join(REPO_ROOT, 'src', 'web', 'main.ts')], {
+  const child = spawn(TSX_BIN, [join(REPO_ROOT, 'src', 'web', 'main.ts')], {
     cwd: REPO_ROOT,
-    env: { ...process.env, WEB_HOST: '127.0.0.1', WEB_PORT: String(port), WEB_LIVEKIT_URL: livekitUrl, LIVEKIT_URL: need('LIVEKIT_URL') },
+    env: { ...process.env, WEB_HOST: '127.0.0.1', WEB_PORT: String(port), LIVEKIT_URL: need('LIVEKIT_URL'), ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  const child = server;
+  servers.push(child);
   return new Promise((resolve, reject) => {
     let output = '';
-    const timer = setTimeout(() => reject(new Error(`the second page server did not start within 45 s:\n${output}`)), 45_000);
+    const timer = setTimeout(() => reject(new Error(`a page server did not start within 45 s:\n${output}`)), 45_000);
     const read = (chunk: Buffer) => {
       output += chunk.toString();
       const match = /firstword web page: (http:\/\/\S+)/.exec(output);
@@ -58,14 +60,14 @@ async function startDeadEndPageServer(livekitUrl: string): Promise<string> {
     };
     child.stdout!.on('data', read);
     child.stderr!.on('data', read);
-    child.once('exit', (code) => (clearTimeout(timer), reject(new Error(`the second page server exited ${code}:\n${output}`))));
+    child.once('exit', (code) => (clearTimeout(timer), reject(new Error(`a page server exited ${code}:\n${output}`))));
   });
 }
 
 async function settle(page: CdpPage, what: string) {
   return page.waitFor<{ state: string; status: string; error: string; errorHidden: boolean; connectEnabled: boolean; tokenStatus: number | null }>(
     what,
-    `(() => { const r = ${READ}; return ['error', 'connected'].includes(r.state) && r; })()`,
+    `(() => { const r = ${READ}; return ['error', 'busy', 'connected'].includes(r.state) && r; })()`,
     { timeoutMs: 45_000, describe: READ },
   );
 }
@@ -76,28 +78,32 @@ runClient(
   async () => {
     if (!existsSync(executable)) throw new Error(`${executable} not found (scripts/ensure-chromium.sh installs it)`);
     const livekitUrl = `ws://127.0.0.1:${await closedPort()}`;
-    const deadEnd = startDeadEndPageServer(livekitUrl);
+    // The unreachable page's room gets the stack's agent, which waits for a caller who never
+    // comes: a short token life closes that room soon (its empty timeout).
+    const deadEnd = startPageServer({ WEB_LIVEKIT_URL: livekitUrl, WEB_TOKEN_TTL_S: '30' });
     deadEnd.catch(() => {});
+    const noAgent = startPageServer({ AGENT_NAME: 'no-worker-has-this-name' });
+    noAgent.catch(() => {});
     browser = PipeChromium.launch(executable, ['--lang=en-US']);
     await browser.send('Browser.getVersion', {}, undefined, 60_000); // started (slowly on a loaded machine)
 
-    // A room name /token refuses (a space and "!"): the page says so and connects nowhere.
-    const web = new URL(need('STACK_WEB_URL'));
-    web.search = new URLSearchParams({ autoconnect: '1', room: 'bad room!', identity: 'tester' }).toString();
+    // No worker takes the call: /token answers busy, the page says so and connects nowhere.
+    const web = new URL(await noAgent);
+    web.search = new URLSearchParams({ autoconnect: '1' }).toString();
     const refusedPage = await openPage(browser, web.href, { initScripts: [TOKEN_STATUS] });
-    const refused = await settle(refusedPage, 'the page to report the refused token (#status[data-state=error])');
+    const refused = await settle(refusedPage, 'the page to report that every agent is busy (#status[data-state=busy])');
     if (args['refused-screenshot']) await refusedPage.screenshot(args['refused-screenshot']);
     await browser.send('Target.closeTarget', { targetId: await targetOf(refusedPage) });
 
     const page = new URL(await deadEnd);
-    page.search = new URLSearchParams({ autoconnect: '1', room: 'nobody-home', identity: 'tester' }).toString();
+    page.search = new URLSearchParams({ autoconnect: '1' }).toString();
     const unreachablePage = await openPage(browser, page.href, { initScripts: [TOKEN_STATUS] });
     const unreachable = await settle(unreachablePage, 'the page to report the unreachable LiveKit server (#status[data-state=error])');
     const screenshot = args.screenshot ? await unreachablePage.screenshot(args.screenshot) : null;
     return { refused, unreachable: { ...unreachable, livekitUrl }, screenshot };
   },
   async () => {
-    server?.kill('SIGTERM');
+    for (const server of servers) server.kill('SIGTERM');
     await browser?.close();
   },
 );
