@@ -28,7 +28,7 @@ import { runAgentApp, runWorkerSettings } from './lifecycle/index.js';
 import { createAssistant, createSession } from './session.js';
 import { describeCaller, greetSipCaller } from './sip/index.js';
 import { maskPhoneNumbersInOutput } from './sip/log-privacy.js';
-import { createSpeechToText } from './stt/index.js';
+import { EARLY_ACK_SILENCE_BOUND_MS, createSpeechToText, isLiveTranscriptionModel } from './stt/index.js';
 import { type CreatedTTS, createTTS } from './tts/factory.js';
 import { startLeaseService } from './tts/lease-service.js';
 import { turnTaking } from './turn/detection.js';
@@ -131,7 +131,15 @@ export async function entry(ctx: JobContext<ProcessData>): Promise<void> {
   protectBargeIn(session);
   if (acks && ackRoomOutput) {
     void acks.then(
-      (library) => attachEarlyAck(session, { agent, library, output: ackRoomOutput.output, predict: predictTurnComplete }),
+      (library) =>
+        attachEarlyAck(session, {
+          agent,
+          library,
+          output: ackRoomOutput.output,
+          predict: predictTurnComplete,
+          // Only a live model's words arrive before the end of speech; without any, silence decides.
+          ...(isLiveTranscriptionModel(config.openai.sttModel) ? { silenceBoundMs: EARLY_ACK_SILENCE_BOUND_MS } : {}),
+        }),
       (error: Error) => logger.warn({ error: error.message }, 'acknowledgements unavailable'),
     );
   }
