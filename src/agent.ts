@@ -32,7 +32,7 @@ import { type HeldGreeting, holdGreeting, isCallRoom } from './sip/greeting-audi
 import { CallStartup } from './sip/startup.js';
 import { attachDtmfTurns } from './sip/dtmf-turns.js';
 import { maskPhoneNumbersInOutput } from './sip/log-privacy.js';
-import { createSpeechToText } from './stt/index.js';
+import { EARLY_ACK_SILENCE_BOUND_MS, createSpeechToText, isLiveTranscriptionModel } from './stt/index.js';
 import { voiceForCall } from './tts/call-voice.js';
 import { type CreatedTTS, createTTS } from './tts/factory.js';
 import { startLeaseService } from '@firstword/agents-plugin-tts/budget';
@@ -169,7 +169,15 @@ export async function entry(ctx: JobContext<ProcessData>): Promise<void> {
   protectBargeIn(session);
   if (acks && ackRoomOutput) {
     void acks.then(
-      (library) => attachEarlyAck(session, { agent, library, output: ackRoomOutput.output, predict: predictTurnComplete }),
+      (library) =>
+        attachEarlyAck(session, {
+          agent,
+          library,
+          output: ackRoomOutput.output,
+          predict: predictTurnComplete,
+          // Only a live model's words arrive before the end of speech; without any, silence decides.
+          ...(isLiveTranscriptionModel(config.openai.sttModel) ? { silenceBoundMs: EARLY_ACK_SILENCE_BOUND_MS } : {}),
+        }),
       (error: Error) => logger.warn({ error: error.message }, 'acknowledgements unavailable'),
     );
   }

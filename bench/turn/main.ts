@@ -4,13 +4,17 @@
  * while the caller only paused, under the framework's defaults, firstword's defaults and an
  * aggressive VAD-only setting.
  *
- *   npm run bench:turn -- [--quick] [--variant silence=300,min=400 ...] [--only NAME,...] [--json FILE]
+ *   npm run bench:turn -- [--quick] [--stt LIST] [--variant silence=300,min=400 ...] [--only NAME,...] [--json FILE]
  *
  * Every turn is spoken: the false-end corpus (bench/turn/corpus.ts) rendered by the local voice,
  * played at real time into a room-less session through the real Silero VAD and the production
- * session wiring (src/spoken). Conditions: scripted STT final 150 ms after the last voiced sample,
- * LLM first token 300 ms at 40 tokens/s, TTS first byte 120 ms (the Resemble-protocol server on
- * loopback, in this process, so CPU per turn includes its work — the same for every setting).
+ * session wiring (src/spoken). The caller is heard by the real `@livekit/agents-plugin-openai` STT
+ * (src/stt, as the worker builds it) against the local OpenAI-protocol server, one STT profile per
+ * run (bench/turn/stt-profiles.ts; `--stt`, default server-vad and five live ones): the plugin's
+ * own commit path is what is measured. `framework-defaults` (the baseline) runs once, with
+ * server-vad; every other setting runs with each profile. LLM first token 300 ms at 40 tokens/s,
+ * TTS first byte 120 ms (the Resemble-protocol server on loopback, in this process, so CPU per
+ * turn includes its work and the local OpenAI server's — the same for every setting).
  */
 import { initializeLogger } from '@livekit/agents';
 import * as silero from '@livekit/agents-plugin-silero';
@@ -25,20 +29,24 @@ import { SpokenSession, type SpokenTurn } from '../../src/spoken/spoken-session.
 import { type RenderedUtterance, renderUtterance } from '../../src/spoken/utterance.js';
 import { ResembleTTS } from '@firstword/agents-plugin-tts';
 import { predictTurnComplete } from '../../src/turn/transcript-detector.js';
+import { EARLY_ACK_SILENCE_BOUND_MS, createSpeechToText } from '../../src/stt/index.js';
+import { startOpenAIServer } from '../../test/servers/openai-server.js';
+import { DEFAULT_STT_PROFILES, type SttProfile, parseSttProfiles } from './stt-profiles.js';
 import { createTurnDetection } from '../../src/turn/detection.js';
 import { startResembleServer } from '../../test/servers/resemble-server.js';
 import { TURN_CORPUS } from './corpus.js';
 import type { CorpusUtterance } from './corpus-types.js';
 import { type SettingFigures, settingFigures } from './figures.js';
-import { type BenchSetting, NAMED_SETTINGS, parseVariant } from './settings.js';
+import { type BenchSetting, FIRSTWORD, FRAMEWORK_DEFAULTS, NAMED_SETTINGS, parseVariant } from './settings.js';
 
 const { values: args } = parseArgs({
   options: {
     quick: { type: 'boolean', default: false },
+    limit: { type: 'string' },
     variant: { type: 'string', multiple: true, default: [] },
     only: { type: 'string' },
     json: { type: 'string' },
-    'stt-final-ms': { type: 'string', default: '150' },
+    stt: { type: 'string', default: DEFAULT_STT_PROFILES.join(',') },
     'first-token-ms': { type: 'string', default: '300' },
     'tokens-per-second': { type: 'string', default: '40' },
     'first-byte-ms': { type: 'string', default: '120' },
@@ -52,7 +60,8 @@ const REPLIES = {
 
 function selectSettings(): BenchSetting[] {
   const all = [...NAMED_SETTINGS, ...args.variant!.map(parseVariant)];
-  if (!args.only) return all;
+  // By default the baseline and the product; aggressive-vad and variants when asked for.
+  if (!args.only) return [FRAMEWORK_DEFAULTS, FIRSTWORD, ...args.variant!.map(parseVariant)];
   const wanted = new Set(args.only.split(','));
   const chosen = all.filter((s) => wanted.has(s.name));
   if (chosen.length === 0) throw new Error(`--only matched no setting (have: ${all.map((s) => s.name).join(', ')})`);
@@ -60,6 +69,8 @@ function selectSettings(): BenchSetting[] {
 }
 
 function selectCorpus(): CorpusUtterance[] {
+  const limit = args.limit === undefined ? undefined : Number(args.limit);
+  if (limit !== undefined) return TURN_CORPUS.slice(0, limit);
   if (!args.quick) return [...TURN_CORPUS];
   // Every kind in both languages, a few of each: about a third of the corpus.
   const seen = new Map<string, number>();
@@ -84,10 +95,12 @@ async function render(corpus: CorpusUtterance[]): Promise<RenderedUtterance[]> {
 
 async function runSetting(
   setting: BenchSetting,
+  profile: SttProfile,
   corpus: CorpusUtterance[],
   rendered: RenderedUtterance[],
   serverUrl: string,
 ): Promise<{ figures: SettingFigures; turns: SpokenTurn[] }> {
+  const openai = await startOpenAIServer(profile.server);
   const engine = new ResembleTTS({ apiKey: 'test-key', voiceUuid: 'voice-1', baseURL: serverUrl, sampleRate: 22050 });
   await engine.prewarm();
   const library = setting.ack === 'off' ? undefined : await prepareAcknowledgements(engine, { phrases: EARLY_ACK_PHRASES });
@@ -102,13 +115,15 @@ async function runSetting(
     ? { ...setting.turn, detection: createTurnDetection(setting.turn.detector, { hasInferenceExecutor: false }) }
     : undefined;
   const predict = setting.ack === 'early-vad' ? () => 1 : predictTurnComplete;
+  const recognizer = createSpeechToText({ apiKey: 'test-key', baseURL: openai.url, model: profile.model, vad });
   const session = await SpokenSession.start({
     vad,
     llm,
     tts: engine,
     turn,
-    earlyAck: library ? { library, predict } : undefined,
-    sttFinalAfterMs: Number(args['stt-final-ms']),
+    earlyAck: library ? { library, predict, ...(profile.model === 'gpt-realtime-whisper' ? { silenceBoundMs: EARLY_ACK_SILENCE_BOUND_MS } : {}) } : undefined,
+    // Each piece's words, with the length of its voice, before it is played: the server hears them with it.
+    stt: { stt: recognizer, onPiece: (piece) => openai.queueTranscripts([{ text: piece.text, voicedMs: piece.lastVoicedAt - piece.firstVoicedAt }]) },
   });
   const turns: SpokenTurn[] = [];
   try {
@@ -117,31 +132,42 @@ async function runSetting(
       turns.push(spoken);
       const f = (v?: number) => (v === undefined ? '   –' : `${Math.round(v)}`.padStart(4));
       process.stderr.write(
-        `  ${setting.name} ${corpus[i]!.id.padEnd(18)} sound ${f(spoken.firstSoundMs)} content ${f(spoken.firstContentMs)} ms` +
+        `  ${setting.name} ${profile.name} ${corpus[i]!.id.padEnd(18)} sound ${f(spoken.firstSoundMs)} content ${f(spoken.firstContentMs)} ` +
+          `ready ${f(spoken.replyReadyMs)} held ${f(spoken.contentHeldMs)} ms${spoken.draftKept ? ' draft kept' : ''}` +
           `${spoken.falseEnds > 0 ? `  FALSE END ×${spoken.falseEnds}` : ''}\n`,
       );
       // The caller waits a moment before the next utterance, as after any answer.
       await new Promise((resolve) => setTimeout(resolve, 500));
     }
   } finally {
+    // Sockets first: the plugin (1.9) then detaches its VAD stream before its input ends, which
+    // would otherwise throw ("WritableStream is locked", agents vad.ts endInput).
+    openai.dropAllConnections();
+    await new Promise((resolve) => setTimeout(resolve, 300));
     await session.close();
+    await recognizer.close();
     await llm.aclose();
     await engine.close();
+    await openai.close();
   }
   const withPauses = turns.map((t, i) => ({ turn: t, pauseMs: corpus[i]!.pieces.slice(0, -1).map((p) => p.pauseAfterMs ?? 0) }));
-  return { figures: settingFigures(setting.name, withPauses), turns };
+  return { figures: settingFigures(setting.name, profile.name, withPauses), turns };
 }
 
 function table(rows: SettingFigures[]): string {
   const f = (v: number | undefined) => (v === undefined ? '–' : `${Math.round(v)}`);
   const pct = (v: number) => `${(v * 100).toFixed(1)} %`;
-  const header = ['setting', 'first sound p50/p90', 'first content p50/p90', 'false ends ≤700 ms', 'false ends 1 s', 'drafts dropped/turn', 'CPU ms/turn', 'unanswered'];
+  const header = ['setting', 'STT', 'first sound p50/p90', 'first content p50/p90', 'reply ready p50', 'held by ack p50/p90', 'false ends ≤700 ms', 'false ends 1 s', 'drafts kept', 'drafts dropped/turn', 'CPU ms/turn', 'unanswered'];
   const lines = rows.map((r) => [
     r.name,
+    r.stt,
     `${f(r.firstSoundP50Ms)} / ${f(r.firstSoundP90Ms)} ms`,
     `${f(r.firstContentP50Ms)} / ${f(r.firstContentP90Ms)} ms`,
+    `${f(r.replyReadyP50Ms)} ms`,
+    `${f(r.contentHeldP50Ms)} / ${f(r.contentHeldP90Ms)} ms`,
     `${pct(r.falseEndRate)} of ${r.pauses}`,
     `${pct(r.falseEndRateLongPauses)} of ${r.longPauses}`,
+    pct(r.draftsKept),
     r.draftsDiscardedPerTurn.toFixed(2),
     r.cpuMsPerTurn.toFixed(0),
     `${r.unanswered} of ${r.turns}`,
@@ -154,19 +180,26 @@ function table(rows: SettingFigures[]): string {
 async function main(): Promise<void> {
   initializeLogger({ pretty: false, level: 'error' });
   const settings = selectSettings();
+  const profiles = parseSttProfiles(args.stt!);
+  const serverVad = parseSttProfiles('server-vad')[0]!;
   const corpus = selectCorpus();
   process.stderr.write(`rendering ${corpus.length} utterances with the local voice…\n`);
   const rendered = await render(corpus);
   const server = await startResembleServer({ firstByteDelayMs: Number(args['first-byte-ms']), msPerChar: 60, realTimeFactor: 0.2 });
   const rows: SettingFigures[] = [];
   try {
-    for (const setting of settings) rows.push((await runSetting(setting, corpus, rendered, server.url)).figures);
+    for (const setting of settings) {
+      // The baseline is today's worker: server-vad only, once.
+      const runs = setting === FRAMEWORK_DEFAULTS ? [serverVad] : profiles;
+      for (const profile of runs) rows.push((await runSetting(setting, profile, corpus, rendered, server.url)).figures);
+    }
   } finally {
     await server.close();
   }
   console.log(
-    `bench:turn — ${corpus.length} spoken turns per setting (${corpus.filter((u) => u.language === 'ko').length} Korean), scripted STT final ` +
-      `${args['stt-final-ms']} ms after the last voiced sample, LLM first token ${args['first-token-ms']} ms at ${args['tokens-per-second']} tokens/s, ` +
+    `bench:turn — ${corpus.length} spoken turns per run (${corpus.filter((u) => u.language === 'ko').length} Korean), the OpenAI plugin's STT against the ` +
+      `local server (server-vad: gpt-4o-transcribe, final after the server's commit; live:LAG/FINAL: gpt-realtime-whisper, words LAG ms after their audio, ` +
+      `final FINAL ms after the plugin's commit), LLM first token ${args['first-token-ms']} ms at ${args['tokens-per-second']} tokens/s, ` +
       `TTS first byte ${args['first-byte-ms']} ms. Times from the caller's last voiced sample.`,
   );
   console.log(table(rows));
@@ -174,12 +207,25 @@ async function main(): Promise<void> {
   if (base) {
     for (const r of rows.filter((x) => x !== base)) {
       const ratio = (a?: number, b?: number) => (a === undefined || b === undefined || b === 0 ? '–' : `×${(a / b).toFixed(2)}`);
-      console.log(`${r.name} vs framework-defaults: first sound p50 ${ratio(r.firstSoundP50Ms, base.firstSoundP50Ms)}, first content p50 ${ratio(r.firstContentP50Ms, base.firstContentP50Ms)}`);
+      console.log(`${r.name} (${r.stt}) vs framework-defaults: first sound p50 ${ratio(r.firstSoundP50Ms, base.firstSoundP50Ms)}, first content p50 ${ratio(r.firstContentP50Ms, base.firstContentP50Ms)}`);
     }
   }
   if (args.json) {
     mkdirSync(dirname(args.json), { recursive: true });
-    writeFileSync(args.json, `${JSON.stringify({ settings: rows }, null, 2)}\n`);
+    const settingsJson = rows.map((r) => ({
+      name: r.name,
+      stt: r.stt,
+      firstSoundP50Ms: r.firstSoundP50Ms,
+      firstSoundP90Ms: r.firstSoundP90Ms,
+      firstContentP50Ms: r.firstContentP50Ms,
+      firstContentP90Ms: r.firstContentP90Ms,
+      falseEndRate: r.falseEndRate,
+      pauses: r.pauses,
+      draftsKept: r.draftsKept,
+      draftsDiscardedPerTurn: r.draftsDiscardedPerTurn,
+      cpuMsPerTurn: r.cpuMsPerTurn,
+    }));
+    writeFileSync(args.json, `${JSON.stringify({ settings: settingsJson }, null, 2)}\n`);
   }
   process.exit(0);
 }

@@ -37,11 +37,12 @@ export interface EarlyAckOptions {
   /** Probability from which the turn counts as over. @defaultValue 0.5 */
   threshold: number;
   /**
-   * End of speech → no word yet → decide on the silence alone. @defaultValue 150 (bench:turn,
-   * docs/latency.md "Live speech-to-text": a live model's first word lands by then unless its lag
-   * exceeds the VAD's silence by more)
+   * End of speech → no word yet → decide on the silence alone. Only for an STT that sends words
+   * while the caller speaks (a live model): with one that sends nothing before its final, every
+   * pause would be decided on silence. The worker passes 150 for a live model (bench:turn,
+   * docs/latency.md "Live speech-to-text"). @defaultValue undefined (never)
    */
-  silenceBoundMs: number;
+  silenceBoundMs?: number;
   /**
    * End of speech → the reply's first audio, before this session has measured one (then an
    * average of the last turns). @defaultValue 450 (bench:turn: the live path's reply is ready
@@ -173,10 +174,12 @@ export class EarlyAck extends EventEmitter<EarlyAckEvents> {
       this.#awaitingReplySince = at;
       this.#consider(at);
       clearTimeout(this.#silenceTimer);
+      const bound = this.#opts.silenceBoundMs;
+      if (bound === undefined) return;
       // No word yet: the silence decides once the bound has passed without one.
       this.#silenceTimer = setTimeout(() => {
         if (this.#turn === turn && turn.lastEndOfSpeechAt === at && !this.#userSpeaking && !this.#transcript()) this.#consider(at, 'silence');
-      }, this.#opts.silenceBoundMs);
+      }, bound);
     }
   }
 
@@ -255,7 +258,7 @@ export class EarlyAck extends EventEmitter<EarlyAckEvents> {
 /** Early acknowledgements for `session`, through `options.output` (install it as the session's audio output). */
 export function attachEarlyAck(
   session: voice.AgentSession,
-  options: Omit<EarlyAckOptions, 'threshold' | 'silenceBoundMs' | 'replyWaitMs'> & Partial<Pick<EarlyAckOptions, 'threshold' | 'silenceBoundMs' | 'replyWaitMs'>>,
+  options: Omit<EarlyAckOptions, 'threshold' | 'replyWaitMs'> & Partial<Pick<EarlyAckOptions, 'threshold' | 'replyWaitMs'>>,
 ): EarlyAck {
-  return new EarlyAck(session, { threshold: 0.5, silenceBoundMs: 150, replyWaitMs: 450, ...options });
+  return new EarlyAck(session, { threshold: 0.5, replyWaitMs: 450, ...options });
 }

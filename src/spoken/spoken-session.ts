@@ -7,7 +7,7 @@
  * voiced sample of the caller's audio — the caller's clock — to the first sound and the first
  * content, and every agent sound that began before the caller was done is a false end.
  */
-import { type VAD, type llm, type tts, voice } from '@livekit/agents';
+import { type VAD, type llm, type stt, type tts, voice } from '@livekit/agents';
 import { AckOutput } from '../audio/ack-output.js';
 import { RecordingAudioOutput, type RecordedSegment } from '../audio/recording-output.js';
 import { type EarlyAck, type EarlyAckAttempt, type TurnCompletePredictor, attachEarlyAck } from '../ack/early.js';
@@ -18,8 +18,9 @@ import { attachTurnBudget } from '../latency/turn-budget.js';
 import { type LlmGeneration, observeAgentTurns } from '../latency/turn-signals.js';
 import { type TurnTaking, createAssistant, createSession } from '../session.js';
 import { CallerScriptSTT } from './caller-script-stt.js';
-import { ScriptedMicrophone, type SpokenUtterance } from './microphone.js';
+import { type ScheduledPiece, ScriptedMicrophone, type SpokenUtterance } from './microphone.js';
 import type { RenderedUtterance } from './utterance.js';
+import { now } from '../tts/timeline.js';
 
 export interface SpokenSessionOptions {
   vad: VAD;
@@ -28,9 +29,14 @@ export interface SpokenSessionOptions {
   /** Unset: the framework's turn taking (see createSession). */
   turn?: TurnTaking;
   /** Early acknowledgements with these phrases, judged by `predict`. */
-  earlyAck?: { library: AckLibrary; predict: TurnCompletePredictor };
+  earlyAck?: { library: AckLibrary; predict: TurnCompletePredictor; silenceBoundMs?: number };
   /** Caller's last voiced sample → STT final. @defaultValue 150 */
   sttFinalAfterMs?: number;
+  /**
+   * A real STT instead of the scripted one (bench:turn: the OpenAI plugin against the local
+   * server); `onPiece` hears each piece of caller speech before it is played (to queue its words).
+   */
+  stt?: { stt: stt.STT; onPiece: (piece: ScheduledPiece) => void };
   /** A turn with no reply this long after the caller's end of speech is reported unanswered. @defaultValue 10000 */
   replyTimeoutMs?: number;
   /** How the turn budget is attached (the demo attaches the worker's). @defaultValue attachTurnBudget */
@@ -51,6 +57,12 @@ export interface SpokenTurn {
   pauses: number;
   /** Preemptive drafts started for this turn and thrown away. */
   draftsDiscarded: number;
+  /** The reply's LLM request began before the turn's last final transcript: a draft from the words heard early was kept. */
+  draftKept: boolean;
+  /** Caller's end of speech → the reply's first audio reached the output (played or held), ms. */
+  replyReadyMs?: number;
+  /** First content − max(reply ready, the ack's end): how long the ack held the content back, ms. */
+  contentHeldMs?: number;
   acks: EarlyAckAttempt[];
   segments: RecordedSegment[];
   /** Which of `segments` were acknowledgements (the rest is the reply, or a false end's audio). */
@@ -69,8 +81,10 @@ export class SpokenSession {
   readonly agent: voice.Agent;
   readonly #earlyAck?: EarlyAck;
   readonly #replyTimeoutMs: number;
+  readonly #ackOutput: AckOutput;
 
   private constructor(parts: {
+    ackOutput: AckOutput;
     session: voice.AgentSession;
     microphone: ScriptedMicrophone;
     recording: RecordingAudioOutput;
@@ -86,14 +100,14 @@ export class SpokenSession {
     this.agent = parts.agent;
     this.#earlyAck = parts.earlyAck;
     this.#replyTimeoutMs = parts.replyTimeoutMs;
+    this.#ackOutput = parts.ackOutput;
   }
 
   static async start(opts: SpokenSessionOptions): Promise<SpokenSession> {
     const microphone = new ScriptedMicrophone(16_000);
-    const session = createSession(
-      { vad: opts.vad, stt: new CallerScriptSTT(microphone, { finalAfterMs: opts.sttFinalAfterMs ?? 150 }), llm: opts.llm, tts: opts.tts },
-      { turn: opts.turn },
-    );
+    if (opts.stt) microphone.script.on('piece', opts.stt.onPiece);
+    const recognizer = opts.stt?.stt ?? new CallerScriptSTT(microphone, { finalAfterMs: opts.sttFinalAfterMs ?? 150 });
+    const session = createSession({ vad: opts.vad, stt: recognizer, llm: opts.llm, tts: opts.tts }, { turn: opts.turn });
     const recording = new RecordingAudioOutput({ playout: 'realtime' });
     const ackOutput = new AckOutput(recording);
     session.output.audio = ackOutput;
@@ -102,7 +116,7 @@ export class SpokenSession {
     const budget = opts.attachBudget?.(session, agent) ?? attachTurnBudget(session, { agent, tts: opts.tts, logger: false });
     const earlyAck = opts.earlyAck ? attachEarlyAck(session, { agent, output: ackOutput, ...opts.earlyAck }) : undefined;
     await session.start({ agent });
-    return new SpokenSession({ session, microphone, recording, budget, agent, earlyAck, replyTimeoutMs: opts.replyTimeoutMs ?? 10_000 });
+    return new SpokenSession({ session, microphone, recording, budget, agent, earlyAck, ackOutput, replyTimeoutMs: opts.replyTimeoutMs ?? 10_000 });
   }
 
   /**
@@ -123,6 +137,12 @@ export class SpokenSession {
     const reports: TurnReport[] = [];
     const onReport = (report: TurnReport) => reports.push(report);
     this.budget.on('turn', onReport);
+    const audioArrivals: number[] = [];
+    const onAudio = (at: number) => audioArrivals.push(at);
+    this.#ackOutput.ackEvents.on('session_audio', onAudio);
+    const finals: number[] = [];
+    const onTranscript = (ev: voice.UserInputTranscribedEvent) => void (ev.isFinal && finals.push(now()));
+    this.session.on(voice.AgentSessionEventTypes.UserInputTranscribed, onTranscript);
     try {
       const spoken = await this.microphone.speak(utterance);
       const endOfSpeechAt = spoken.pieces.at(-1)!.lastVoicedAt;
@@ -137,6 +157,11 @@ export class SpokenSession {
       const report = reports.filter((r) => r.at >= spoken.startedAt).at(-1);
       const reply = report?.generationId;
       const cpu = process.cpuUsage(cpuBefore);
+      const readyAt = audioArrivals.find((t) => t >= endOfSpeechAt - 1);
+      const heardAck = acks.find((a) => a.outcome === 'played' && a.playback?.finishedAt !== undefined && a.playback.startedAt! >= endOfSpeechAt - 1);
+      const ackEnd = heardAck?.playback?.finishedAt ?? Number.NEGATIVE_INFINITY;
+      const replyRequest = generations.find((g) => g.id === reply)?.requestedAt;
+      const lastFinal = finals.filter((t) => t <= (content?.startedAt ?? Number.POSITIVE_INFINITY)).at(-1);
       return {
         utterance: spoken,
         endOfSpeechAt,
@@ -146,6 +171,9 @@ export class SpokenSession {
         falseEnds: starts.filter((s) => s.startedAt! < endOfSpeechAt - 1).length,
         pauses: utterance.pieces.length - 1,
         draftsDiscarded: generations.filter((g) => g.cancelled && g.id !== reply).length,
+        draftKept: replyRequest !== undefined && lastFinal !== undefined && replyRequest < lastFinal,
+        replyReadyMs: readyAt === undefined ? undefined : readyAt - endOfSpeechAt,
+        contentHeldMs: content && readyAt !== undefined ? content.startedAt! - Math.max(readyAt, ackEnd) : undefined,
         acks,
         segments,
         ackSegments: segments.filter(isAck),
@@ -154,6 +182,8 @@ export class SpokenSession {
       };
     } finally {
       this.#earlyAck?.off('attempt', onAttempt);
+      this.#ackOutput.ackEvents.off('session_audio', onAudio);
+      this.session.off(voice.AgentSessionEventTypes.UserInputTranscribed, onTranscript);
       signals.off('llm_request', onRequest);
       this.budget.off('turn', onReport);
     }

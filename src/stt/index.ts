@@ -19,6 +19,12 @@ export { PreflightSTT, normalizedWords, type PreflightCounts } from './preflight
 /** The plugin's realtime-only models (its stt.ts `REALTIME_ONLY_MODELS`). */
 export const LIVE_TRANSCRIPTION_MODELS: readonly string[] = ['gpt-realtime-whisper', 'gpt-live-transcribe'];
 
+/**
+ * With a live model, the early acknowledgement decides on silence alone when no word has come
+ * this long after the VAD's end of speech (bench:turn, docs/latency.md "Live speech-to-text").
+ */
+export const EARLY_ACK_SILENCE_BOUND_MS = 150;
+
 export function isLiveTranscriptionModel(model: string): boolean {
   return LIVE_TRANSCRIPTION_MODELS.some((live) => model.startsWith(live));
 }
