@@ -3,6 +3,8 @@ import { configDefaults, defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     testTimeout: 20_000,
+    // A test that asserts nothing passes whatever the code does: every test must call expect.
+    expect: { requireAssertions: true },
     hookTimeout: 20_000,
     // 2-core CI: a few forks keep socket-heavy suites from starving each other.
     maxWorkers: 2,

@@ -50,7 +50,7 @@ import { settledWithin } from '../helpers/async.js';
 import { type E2EStack, requireStack, startStack } from './stack.js';
 
 const available = requireStack();
-/** PM2 as docs/operations.md installs it (scripts/ensure-pm2.sh); without it only the PM2 test is left out. */
+/** PM2 as docs/operations.md installs it (scripts/ensure-pm2.sh; npm test does); without it the PM2 test fails, naming it. */
 // `command -v`, not a pm2 command: any of those would start a PM2 daemon.
 const pm2Installed = spawnSync('sh', ['-c', 'command -v pm2'], { stdio: 'ignore' }).status === 0;
 const pm2Available = requireForSuite('test/e2e PM2', pm2Installed ? undefined : 'pm2 is not on PATH: bash scripts/ensure-pm2.sh');

@@ -124,10 +124,9 @@ export function missingForStack(extra: { chromium?: boolean } = {}): string[] {
 }
 
 /**
- * The gate for e2e suites, called while the file is collected: true when the stack can run. In
- * CI a missing piece registers a failing test that names it (a failed test, not only a failed
- * file, so the run's pass/fail counts show it); elsewhere the suite is skipped with one loud
- * line saying what to install.
+ * The gate for e2e suites, called while the file is collected: true when the stack can run. A
+ * missing piece registers a failing test that names it and the install command (a failed test,
+ * not only a failed file, so the run's pass/fail counts show it).
  */
 export function requireStack(extra: { chromium?: boolean } = {}): boolean {
   const missing = missingForStack(extra);

@@ -1,19 +1,16 @@
 /**
- * A suite that needs something from the machine (Chromium, a network interface): in CI its
- * absence is a failing test that names it — a skip there would hide a missing install step —
- * and elsewhere the suite is skipped with one loud line saying what to install.
+ * A suite that needs something from the machine (Chromium, livekit-server, the peers' venv, a
+ * network interface): its absence is a failing test that names it and says how to install it,
+ * never a skip. A skip would turn a run that did not test what CI tests into a green one.
+ * `npm test` installs these first (scripts/ensure-test-components.sh).
  */
 import { it } from 'vitest';
 
 /** Returns whether the suite can run; call it while the file is collected. */
 export function requireForSuite(suite: string, missing: string | undefined): boolean {
   if (missing === undefined) return true;
-  if (process.env.CI) {
-    it(`has what ${suite} needs (CI)`, () => {
-      throw new Error(`[${suite}] ${missing}`);
-    });
-  } else {
-    console.warn(`[${suite}] SKIPPED: ${missing}`);
-  }
+  it(`has what ${suite} needs`, () => {
+    throw new Error(`[${suite}] ${missing}`);
+  });
   return false;
 }

@@ -16,6 +16,13 @@ const PACKAGE_DIR = join(ROOT, 'packages', 'agents-plugin-tts');
 const NAME = '@firstword/agents-plugin-tts';
 const MS_PER_CHAR = 4;
 
+/** One package's entry in `npm publish --dry-run --json`. */
+interface Published {
+  name: string;
+  version: string;
+  files: { path: string }[];
+}
+
 interface Run {
   code: number | null;
   stdout: string;
@@ -96,16 +103,20 @@ describe(`the packed plugin (${NAME}) in a project that is not this one`, () => 
   let work: string;
   let tarball: string;
   let packed: { files: { path: string }[] };
+  let published: Published;
   let server: ResembleServer;
   let result: Record<string, unknown>;
 
   beforeAll(async () => {
     work = await mkdtemp(join(tmpdir(), 'firstword-package-'));
+    // No dist/ to start from: `npm pack` must build it itself (prepack), as `npm publish` would.
     await rm(join(PACKAGE_DIR, 'dist'), { recursive: true, force: true });
-    await ok(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', join(PACKAGE_DIR, 'tsconfig.build.json')], { cwd: ROOT, timeoutMs: 120_000 });
-    const packJson = await ok('npm', ['pack', '--json', '--pack-destination', work], { cwd: PACKAGE_DIR, timeoutMs: 60_000 });
+    const packJson = await ok('npm', ['pack', '--json', '--pack-destination', work], { cwd: PACKAGE_DIR, timeoutMs: 180_000 });
     [packed] = JSON.parse(packJson) as [{ filename: string; files: { path: string }[] }];
     tarball = join(work, (packed as unknown as { filename: string }).filename);
+    // What `npm publish` would upload, checked without uploading; its prepack switches the manifest to dist/ as a real publish does.
+    const publishJson = await ok('npm', ['publish', '--dry-run', '--json'], { cwd: PACKAGE_DIR, timeoutMs: 180_000 });
+    published = (JSON.parse(publishJson) as Record<string, Published>)[NAME]!;
 
     const project = join(work, 'consumer');
     await ok('mkdir', ['-p', project], { timeoutMs: 5000 });
@@ -148,9 +159,22 @@ describe(`the packed plugin (${NAME}) in a project that is not this one`, () => 
     expect(files).toContain('dist/index.js');
     expect(files).toContain('dist/index.d.ts');
     expect(files).toContain('dist/chunking/index.js');
-    for (const file of files) expect(file).toMatch(/^(package\.json|README\.md|dist\/.+\.(js|d\.ts))$/);
+    expect(files).toContain('LICENSE');
+    for (const file of files) expect(file).toMatch(/^(package\.json|README\.md|LICENSE|dist\/.+\.(js|d\.ts))$/);
     // Only what the plugin imports is compiled: not the worker, the demo, the embedded voice or the factory.
     expect(files.filter((f) => /dist\/(agent|session|config|demo|local-voice|heard|ack|sip|web|lifecycle)\b|factory/.test(f))).toEqual([]);
+  });
+
+  it('is publishable: public, Apache-2.0, a semver version, and `npm publish --dry-run` uploads what `npm pack` packed', async () => {
+    const manifest = JSON.parse(await readFile(join(PACKAGE_DIR, 'package.json'), 'utf8')) as Record<string, unknown>;
+    expect(manifest.private).toBeUndefined();
+    expect(manifest.license).toBe('Apache-2.0');
+    expect(manifest.version).toMatch(/^\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?$/);
+    expect(manifest.publishConfig).toEqual({ access: 'public' });
+    expect(await readFile(join(PACKAGE_DIR, 'LICENSE'), 'utf8')).toMatch(/Apache License\s+Version 2\.0, January 2004/);
+    expect(published.name).toBe(NAME);
+    expect(published.version).toBe(manifest.version);
+    expect(published.files.map((f) => f.path).sort()).toEqual(packed.files.map((f) => f.path).sort());
   });
 
   it('declares every package its code imports, at versions this repository is tested with', async () => {

@@ -2,7 +2,7 @@
  * The bench's Python peer driver end to end (bench/peers/python/driver.py through
  * bench/peers/python-driver.ts): a real LiveKit Python plugin per provider speaks one reply to the
  * local server, and the frames reported are that reply's audio, whole, in order, timed on the
- * driver's clock. Needs .venv-peers (bash scripts/peers/ensure-venv.sh; CI builds it).
+ * driver's clock. Needs .venv-peers (bash scripts/peers/ensure-venv.sh; npm test builds it).
  */
 import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -15,7 +15,7 @@ import { requireForSuite } from '../helpers/requires.js';
 
 const available = requireForSuite(
   'test/peers/python-driver',
-  existsSync(VENV_PYTHON) ? undefined : `${VENV_PYTHON} not found; build it with bash scripts/peers/ensure-venv.sh (CI does)`,
+  existsSync(VENV_PYTHON) ? undefined : `${VENV_PYTHON} not found; build it with bash scripts/peers/ensure-venv.sh (npm test does)`,
 );
 
 const REPLY = 'Hello there. The store opens at nine in the morning.';

@@ -41,6 +41,9 @@ describe('Cartesia server: handshake', () => {
     const client = await connect({ key: undefined, version: undefined, ...auth, query: { cartesia_version: STRUCTURED_VERSION, ...auth.query } });
     client.send(generation('ok', 'Hi.', { continue: false }));
     await client.waitForType('done', 'ok');
+    // Accepted means voiced: audio came before the done, and no error.
+    expect(client.audioOf('ok').length).toBeGreaterThan(0);
+    expect(client.of('ok', 'error')).toEqual([]);
   });
 
   it('refuses a bad key with 401 and a structured JSON body carrying the X-Request-Id', async () => {

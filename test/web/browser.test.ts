@@ -7,7 +7,7 @@ import { requireForSuite } from '../helpers/requires.js';
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const available = requireForSuite(
   'test/web/browser',
-  existsSync(CHROMIUM) ? undefined : `${CHROMIUM} not found; install it with scripts/ensure-chromium.sh (CI does)`,
+  existsSync(CHROMIUM) ? undefined : `${CHROMIUM} not found; install it with bash scripts/ensure-chromium.sh (npm test does)`,
 );
 
 interface PageState {

@@ -102,7 +102,9 @@ describe('lease service', () => {
     const closed = new Promise((r) => rogue.once('close', r));
     rogue.write('not json\n');
     await withTimeout(closed, 5000, 'the rogue connection to be dropped');
+    expect(rogue.destroyed).toBe(true);
     await until(() => service!.held(KEY) === 0, 'its lease to come back');
+    expect(service.held(KEY)).toBe(0);
   });
 
   it('without a reachable service, leases are granted uncounted (the per-process cap still applies)', async () => {
