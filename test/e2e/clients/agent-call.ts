@@ -255,8 +255,13 @@ runClient('agent-call', timeoutMs, async () => {
     const record: Transcript = { speaker, identity: participantInfo.identity, segment: attributes['lk.segment_id'], final: attributes['lk.transcription_final'], startMs: now(), text: '' };
     transcripts.push(record);
     void (async () => {
-      for await (const chunk of reader) record.text += chunk;
-      record.endMs = now();
+      try {
+        for await (const chunk of reader) record.text += chunk;
+        record.endMs = now();
+      } catch {
+        // A stream still open when the caller hangs up errors out ("Disconnected while
+        // receiving"); it stays unended in the record rather than crashing the client.
+      }
       conditions.wake();
     })();
   });
