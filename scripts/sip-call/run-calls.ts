@@ -4,6 +4,7 @@
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { percentile } from '../../bench/playout.js';
 import { execCapture } from '../stack/exec.js';
 import { NETWORK, REPO_ROOT, TSX_BIN } from '../stack/layout.js';
 import { SIP_RTP_PORTS } from '../stack/sip-bridge.js';
@@ -67,11 +68,8 @@ async function placeCall(state: StackState, audio: CallerAudio, index: number): 
 
 const fmt = (ms: number | undefined) => (ms === undefined ? '—' : `${Math.round(ms)} ms`);
 
-function percentile(values: number[], p: number): number | undefined {
-  if (values.length === 0) return undefined;
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
-}
+/** bench/playout's nearest rank; no greeting at all is a missing figure, not NaN. */
+const rank = (values: number[], p: number): number | undefined => (values.length === 0 ? undefined : percentile(values, p));
 
 /** Lines of the worker's log that say the machine starved it: the likeliest cause of a missed greeting. */
 function starvation(state: StackState): string {
@@ -115,8 +113,8 @@ export async function runCalls({ binary, calls, language }: RunOptions): Promise
     const greetings = results.flatMap((r) => (r.greetingMs === undefined ? [] : [r.greetingMs]));
     const failed = results.filter((r) => r.failures.length > 0).length;
     process.stdout.write(
-      `test:sip: ${calls - failed}/${calls} calls passed with ${binary}; greeting after the 200 OK p50 ${fmt(percentile(greetings, 50))}, ` +
-        `max ${fmt(percentile(greetings, 100))}; answered ${results.filter((r) => r.answerMs !== undefined).length}/${calls}; ` +
+      `test:sip: ${calls - failed}/${calls} calls passed with ${binary}; greeting after the 200 OK p50 ${fmt(rank(greetings, 50))}, ` +
+        `max ${fmt(rank(greetings, 100))}; answered ${results.filter((r) => r.answerMs !== undefined).length}/${calls}; ` +
         `BYE ${results.filter((r) => r.byeCompleted).length}/${calls}; caller's number in clear in the worker's log: ${leaks} lines` +
         `${failed > 0 ? starvation(state) : ''}\n`,
     );

@@ -14,6 +14,25 @@ export interface ScenarioOptions {
   callerNumber: string;
 }
 
+/** A request inside the call's dialog (to the 200 OK's Contact, with its tag); BYE is retransmitted. */
+function inDialog(method: 'ACK' | 'BYE', cseq: number, caller: string): string {
+  return `  <send${method === 'BYE' ? ' retrans="500"' : ''}>
+    <![CDATA[
+      ${method} [next_url] SIP/2.0
+      Via: SIP/2.0/[transport] [local_ip]:[local_port];branch=[branch]
+      From: <sip:${caller}@[local_ip]:[local_port]>;tag=[pid]SIPpTag[call_number]
+      To: <sip:[service]@[remote_ip]:[remote_port]>[peer_tag_param]
+      Call-ID: [call_id]
+      CSeq: ${cseq} ${method}
+      [routes]
+      Contact: <sip:${caller}@[local_ip]:[local_port]>
+      Max-Forwards: 70
+      Content-Length: 0
+
+    ]]>
+  </send>`;
+}
+
 export function uacScenario(o: ScenarioOptions): string {
   if (/[",<>&]/.test(o.audioFile)) throw new Error(`sipp cannot take this audio path: ${o.audioFile}`);
   if (!/^\+?\d{3,15}$/.test(o.callerNumber)) throw new Error('the caller number must be digits');
@@ -54,21 +73,7 @@ export function uacScenario(o: ScenarioOptions): string {
   <recv response="183" optional="true"/>
   <recv response="200" rtd="true" rrs="true"/>
 
-  <send>
-    <![CDATA[
-      ACK [next_url] SIP/2.0
-      Via: SIP/2.0/[transport] [local_ip]:[local_port];branch=[branch]
-      From: <sip:${o.callerNumber}@[local_ip]:[local_port]>;tag=[pid]SIPpTag[call_number]
-      To: <sip:[service]@[remote_ip]:[remote_port]>[peer_tag_param]
-      Call-ID: [call_id]
-      CSeq: 1 ACK
-      [routes]
-      Contact: <sip:${o.callerNumber}@[local_ip]:[local_port]>
-      Max-Forwards: 70
-      Content-Length: 0
-
-    ]]>
-  </send>
+${inDialog('ACK', 1, o.callerNumber)}
 
   <nop>
     <action>
@@ -77,21 +82,7 @@ export function uacScenario(o: ScenarioOptions): string {
   </nop>
   <pause milliseconds="${Math.round(o.holdMs)}"/>
 
-  <send retrans="500">
-    <![CDATA[
-      BYE [next_url] SIP/2.0
-      Via: SIP/2.0/[transport] [local_ip]:[local_port];branch=[branch]
-      From: <sip:${o.callerNumber}@[local_ip]:[local_port]>;tag=[pid]SIPpTag[call_number]
-      To: <sip:[service]@[remote_ip]:[remote_port]>[peer_tag_param]
-      Call-ID: [call_id]
-      CSeq: 2 BYE
-      [routes]
-      Contact: <sip:${o.callerNumber}@[local_ip]:[local_port]>
-      Max-Forwards: 70
-      Content-Length: 0
-
-    ]]>
-  </send>
+${inDialog('BYE', 2, o.callerNumber)}
 
   <recv response="200" crlf="true"/>
 </scenario>
