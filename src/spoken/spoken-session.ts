@@ -20,7 +20,7 @@ import { type TurnTaking, createAssistant, createSession } from '../session.js';
 import { CallerScriptSTT } from './caller-script-stt.js';
 import { type ScheduledPiece, ScriptedMicrophone, type SpokenUtterance } from './microphone.js';
 import type { RenderedUtterance } from './utterance.js';
-import { now } from '../tts/timeline.js';
+import { now } from '../latency/clock.js';
 
 export interface SpokenSessionOptions {
   vad: VAD;
