@@ -2,30 +2,14 @@
  * G.711 µ-law (PCMU), the codec of most phone calls: 8 kHz, 8 bits a sample, logarithmic. Speech a
  * test caller sends "over the phone" is cut to 8 kHz and run through encode and decode, so the
  * agent hears what livekit-sip would hand it from a PCMU call (the bridge decodes to PCM16 before
- * Opus). The encoder is also the Cartesia fake's `pcm_mulaw`.
+ * Opus). The codec itself is the test phone's (scripts/sip-call/g711.ts); its encoder is also the
+ * Cartesia fake's `pcm_mulaw`.
  */
 import { AudioFrame } from '@livekit/rtc-node';
 import { resampleFrames } from '../../src/audio/resample-frames.js';
+import { linearToMulaw, mulawToLinear } from '../../scripts/sip-call/g711.js';
 
-const BIAS = 0x84;
-const CLIP = 32635;
-
-export function linearToMulaw(sample: number): number {
-  const sign = sample < 0 ? 0x80 : 0;
-  let magnitude = Math.min(Math.abs(sample), CLIP) + BIAS;
-  let exponent = 7;
-  for (let mask = 0x4000; (magnitude & mask) === 0 && exponent > 0; mask >>= 1) exponent--;
-  const mantissa = (magnitude >> (exponent + 3)) & 0x0f;
-  magnitude = sign | (exponent << 4) | mantissa;
-  return ~magnitude & 0xff;
-}
-
-export function mulawToLinear(byte: number): number {
-  const value = ~byte & 0xff;
-  const exponent = (value >> 4) & 0x07;
-  const magnitude = ((((value & 0x0f) << 3) + BIAS) << exponent) - BIAS;
-  return value & 0x80 ? -magnitude : magnitude;
-}
+export { linearToMulaw, mulawToLinear };
 
 export const TELEPHONE_RATE = 8000;
 
