@@ -45,8 +45,10 @@ export interface EarlyAckOptions {
   silenceBoundMs?: number;
   /**
    * End of speech → the reply's first audio, before this session has measured one (then an
-   * average of the last turns). @defaultValue 450 (bench:turn: the live path's reply is ready
-   * ~450 ms after the VAD's end of speech)
+   * average of the last turns). A prior for a call's first turn: a hosted LLM's first token alone
+   * takes several hundred ms, and in a real room the reply's first audio comes well after the VAD's
+   * end of speech (docs/latency.md). Too short a prior leaves the first turn without an ack, as
+   * no clip fits the wait. @defaultValue 800
    */
   replyWaitMs: number;
 }
@@ -260,5 +262,5 @@ export function attachEarlyAck(
   session: voice.AgentSession,
   options: Omit<EarlyAckOptions, 'threshold' | 'replyWaitMs'> & Partial<Pick<EarlyAckOptions, 'threshold' | 'replyWaitMs'>>,
 ): EarlyAck {
-  return new EarlyAck(session, { threshold: 0.5, replyWaitMs: 450, ...options });
+  return new EarlyAck(session, { threshold: 0.5, replyWaitMs: 800, ...options });
 }
