@@ -13,9 +13,9 @@
  * One JSON line per event on stdout, each with a `bench` key: `joined`, `ready`, `turn`, `done`;
  * `full`, `extra`; `error` when the run cannot go on.
  */
-import { dispose } from '@livekit/rtc-node';
 import { readFileSync } from 'node:fs';
 import { decodeWav } from '../../src/local-voice/wav.js';
+import { emit, runDriverProcess } from '../room/driver-process.js';
 import { type JoinedCaller, joinCaller, need } from '../room/caller.js';
 import { Control } from '../room/control.js';
 import type { TurnSpec } from '../room/plan.js';
@@ -40,7 +40,6 @@ export interface CapacityPlan {
   afterLeaveWaitMs?: number;
 }
 
-const emit = (kind: string, body: Record<string, unknown> = {}) => process.stdout.write(`${JSON.stringify({ bench: kind, ...body })}\n`);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /** Agents this slow to be listening count as not served. */
 const JOIN_DEADLINE_MS = 90_000;
@@ -157,13 +156,4 @@ async function main(): Promise<void> {
   clearTimeout(hardStop);
 }
 
-main().then(
-  async () => {
-    await Promise.race([dispose(), new Promise((resolve) => setTimeout(resolve, 2000))]).catch(() => {});
-    process.exit(0);
-  },
-  (error: unknown) => {
-    emit('error', { error: error instanceof Error ? (error.stack ?? error.message) : String(error) });
-    process.exit(1);
-  },
-);
+runDriverProcess(main);

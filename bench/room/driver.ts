@@ -9,11 +9,11 @@
  * Reports on stdout, one JSON line each with a `bench` key (rtc-node logs JSON there too):
  * `ready`, one `turn` per turn, then `done`; `error` if the run cannot go on.
  */
-import { dispose } from '@livekit/rtc-node';
 import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { decodeWav } from '../../src/local-voice/wav.js';
+import { emit, runDriverProcess } from './driver-process.js';
 import { type JoinedCaller, joinCaller, need } from './caller.js';
 import { Control } from './control.js';
 import type { Strategy, TurnSpec } from './plan.js';
@@ -27,7 +27,6 @@ export interface DriverPlan {
   deadlineMs: number;
 }
 
-const emit = (kind: string, body: Record<string, unknown> = {}) => process.stdout.write(`${JSON.stringify({ bench: kind, ...body })}\n`);
 
 interface Joined extends JoinedCaller {
   strategy: string;
@@ -89,13 +88,4 @@ async function main(): Promise<void> {
   emit('done', { eventLoop, micStalls, cpuShare, clockSkewDriftMs: clockSkew() - skewAtStart });
 }
 
-main().then(
-  async () => {
-    await Promise.race([dispose(), new Promise((resolve) => setTimeout(resolve, 2000))]).catch(() => {});
-    process.exit(0);
-  },
-  (error: unknown) => {
-    emit('error', { error: error instanceof Error ? (error.stack ?? error.message) : String(error) });
-    process.exit(1);
-  },
-);
+runDriverProcess(main);
