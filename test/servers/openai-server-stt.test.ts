@@ -45,10 +45,11 @@ function realtimeStt(options: Partial<openai.STTOptions> = {}): openai.STT {
 }
 
 /** Pushes the frames and collects events until `finals` FINAL_TRANSCRIPTs arrived (bounded). */
-async function transcribe(recognizer: openai.STT, frames: AudioFrame[], finals = 1): Promise<stt.SpeechEvent[]> {
+async function transcribe(recognizer: openai.STT, frames: AudioFrame[], finals = 1, options: { realTime?: boolean } = {}): Promise<stt.SpeechEvent[]> {
   const stream = recognizer.stream();
   streams.push(stream);
-  for (const frame of frames) stream.pushFrame(frame);
+  if (options.realTime) void pushInRealTime(stream, frames);
+  else for (const frame of frames) stream.pushFrame(frame);
   const events: stt.SpeechEvent[] = [];
   const collect = async (): Promise<void> => {
     for await (const event of stream) {
@@ -58,6 +59,22 @@ async function transcribe(recognizer: openai.STT, frames: AudioFrame[], finals =
   };
   await withTimeout(collect(), 10_000, `${finals} final transcript(s); got ${JSON.stringify(events.map((e) => e.type))}`);
   return events;
+}
+
+/**
+ * Frames at the pace a microphone delivers them. Pushed all at once, the plugin's VAD reaches the
+ * end of speech before the server has heard (and sent) any word, so what a caller's ear would
+ * order depends on which side the scheduler favours.
+ */
+async function pushInRealTime(stream: stt.SpeechStream, frames: AudioFrame[]): Promise<void> {
+  const start = performance.now();
+  let dueMs = 0;
+  for (const frame of frames) {
+    const wait = start + dueMs - performance.now();
+    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+    stream.pushFrame(frame);
+    dueMs += (frame.samplesPerChannel * 1000) / frame.sampleRate;
+  }
 }
 
 /**
@@ -140,7 +157,7 @@ describe('OpenAI server: realtime STT through the plugin', () => {
     server = await startOpenAIServer({ deltaLagMs: 100, finalAfterCommitMs: 50 });
     server.queueTranscripts(['Can you book a table for two tonight?']);
     const recognizer = realtimeStt({ model: 'gpt-realtime-whisper' });
-    const events = await transcribe(recognizer, framesOf(english, { leadMs: 300, silenceMs: 1200 }));
+    const events = await transcribe(recognizer, framesOf(english, { leadMs: 300, silenceMs: 1200 }), 1, { realTime: true });
     await endAfterServerDrop(streams.pop()!);
 
     const types = events.map((e) => e.type);
