@@ -81,6 +81,23 @@ async function settle(pid: number, idleProcesses: number, timeoutMs = 90_000): P
   return false;
 }
 
+/**
+ * Waits (bounded) until the worker's last status flip says available. livekit-server drops a room
+ * job that finds every worker full (no retry once the worker frees up), so a step or the probe
+ * that starts while the last step's "full" still stands would measure a dropped dispatch.
+ */
+async function available(logFile: string, timeoutMs = 60_000): Promise<boolean> {
+  for (const deadline = Date.now() + timeoutMs; Date.now() < deadline; await sleep(250)) {
+    const last = capacityTransitions(logFile).at(-1);
+    if (!last?.full) {
+      // The flip is logged as the update goes out; give the server a moment to apply it.
+      await sleep(500);
+      return true;
+    }
+  }
+  return false;
+}
+
 /** The framework's own lines when the worker's status flips (src: @livekit/agents worker.ts). */
 function capacityTransitions(logFile: string): Transition[] {
   const out: Transition[] = [];
@@ -202,6 +219,7 @@ async function main(): Promise<number> {
         break;
       }
       if (!(await settle(worker.pid, idle.processes))) note('the last step\'s job processes had not all exited after 90 s; going on');
+      if (!(await available(worker.logFile))) note('the worker still reported itself full after 60 s; going on');
       const raw = await runStep(state, worker.pid, { ...base, mode: 'step', calls, roomPrefix: `cap${calls}-${Date.now().toString(36)}`, deadlineMs: 120_000 + args.turns * 60_000 }, work, idle.pssMb);
       const summary = summarizeStep(raw, cores, idle.pssMb, steps[0]);
       steps.push(summary);
@@ -212,6 +230,7 @@ async function main(): Promise<number> {
     }
     if (args.fullProbe && Date.now() < deadline - 60_000) {
       await settle(worker.pid, idle.processes);
+      if (!(await available(worker.logFile))) note('the worker still reported itself full after 60 s; probing anyway');
       note(`full probe: ${args.maxCalls} silent calls, then one more`);
       const planFull: CapacityPlan = { ...base, mode: 'full', calls: args.maxCalls, roomPrefix: `full-${Date.now().toString(36)}`, deadlineMs: 300_000, workerLog: worker.logFile, extraWaitMs: 20_000, afterLeaveWaitMs: 45_000 };
       const planFile = join(work, 'plan-full.json');
