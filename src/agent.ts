@@ -90,7 +90,10 @@ export async function entry(ctx: JobContext<ProcessData>): Promise<void> {
   // while the room is joined and the session started, so its audio is on hand at pick-up.
   let held: HeldGreeting | undefined;
   if (isCallRoom(ctx.job.room?.name, config.sip.setup.roomPrefix)) {
-    void pendingVoice.then(({ voice }) => (held = holdGreeting(voice.tts, greetingFor(config.sip.call.language, config.sip.call.greeting))), () => {});
+    void pendingVoice.then(({ voice }) => {
+      startup.mark('greetingAsked');
+      held = holdGreeting(voice.tts, greetingFor(config.sip.call.language, config.sip.call.greeting));
+    }, () => {});
   }
   ctx.addShutdownCallback(async () => held?.cancel());
 

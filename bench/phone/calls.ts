@@ -70,7 +70,7 @@ export async function placeCall(state: StackState, call: PlacedCall): Promise<{ 
 }
 
 interface StartupLine {
-  startup: { roomToEntryMs?: number; connectedMs?: number; participantMs?: number; sessionStartedMs?: number; ttsFirstFrameMs?: number; speakingMs?: number; entryAt: number };
+  startup: { roomToEntryMs?: number; greetingAskedMs?: number; connectedMs?: number; participantMs?: number; sessionStartedMs?: number; ttsFirstFrameMs?: number; speakingMs?: number; entryAt: number };
 }
 
 /** The worker's `call start-up` lines, oldest first. */
@@ -103,6 +103,7 @@ export function stepsFromJoin(result: CallResult, line: StartupLine['startup']):
   const at = (ms: number | undefined) => (ms === undefined ? undefined : line.entryAt + ms - join);
   const steps: Record<string, number | undefined> = {
     entry: line.entryAt - join,
+    greetingAsked: at(line.greetingAskedMs),
     connected: at(line.connectedMs),
     participant: at(line.participantMs),
     sessionStarted: at(line.sessionStartedMs),

@@ -6,13 +6,14 @@
 import { voice } from '@livekit/agents';
 import type { HeldGreeting } from './greeting-audio.js';
 
-export type StartupStep = 'connected' | 'participant' | 'sessionStarted';
+export type StartupStep = 'greetingAsked' | 'connected' | 'participant' | 'sessionStarted';
 
 export interface StartupFields {
   startup: {
     /** ms from the room's creation to the job's entry (dispatch, job assignment, process start). */
     roomToEntryMs?: number;
     /** ms from the entry, per step. */
+    greetingAskedMs?: number;
     connectedMs?: number;
     participantMs?: number;
     sessionStartedMs?: number;
@@ -54,6 +55,7 @@ export class CallStartup {
     return {
       startup: {
         ...(this.#roomCreatedAt !== undefined ? { roomToEntryMs: this.entryAt - this.#roomCreatedAt } : {}),
+        greetingAskedMs: this.#marks.get('greetingAsked'),
         connectedMs: this.#marks.get('connected'),
         participantMs: this.#marks.get('participant'),
         sessionStartedMs: this.#marks.get('sessionStarted'),
