@@ -134,7 +134,7 @@ async function runSetting(
       process.stderr.write(
         `  ${setting.name} ${profile.name} ${corpus[i]!.id.padEnd(18)} sound ${f(spoken.firstSoundMs)} content ${f(spoken.firstContentMs)} ` +
           `ready ${f(spoken.replyReadyMs)} held ${f(spoken.contentHeldMs)} ms${spoken.draftKept ? ' draft kept' : ''}` +
-          `${spoken.falseEnds > 0 ? `  FALSE END ×${spoken.falseEnds}` : ''}\n`,
+          `${spoken.falseEnds > 0 ? `  FALSE END ×${spoken.falseEnds}` : ''}${spoken.interruptStuck ? '  INTERRUPT STUCK' : ''}\n`,
       );
       // The caller waits a moment before the next utterance, as after any answer.
       await new Promise((resolve) => setTimeout(resolve, 500));

@@ -43,6 +43,19 @@ export interface SpokenSessionOptions {
   attachBudget?: (session: voice.AgentSession, agent: voice.Agent) => TurnBudget;
 }
 
+/** How long an interrupt may take to finish the reply before the turn is given up as stuck. */
+const INTERRUPT_BOUND_MS = 5000;
+
+async function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
+  try {
+    return await Promise.race([promise.then(() => true), late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 export interface SpokenTurn {
   utterance: SpokenUtterance;
   /** The caller's end of speech: the last piece's last voiced sample (timeline clock). */
@@ -69,6 +82,8 @@ export interface SpokenTurn {
   ackSegments: RecordedSegment[];
   /** When the reply was cut (`cutReplyAfterMs`), timeline clock. */
   interruptRequestedAt?: number;
+  /** The interrupt asked for at `interruptRequestedAt` had not finished the reply within INTERRUPT_BOUND_MS. */
+  interruptStuck?: boolean;
   /** CPU time of this process over the turn (user + system), ms. */
   cpuMs: number;
 }
@@ -146,7 +161,7 @@ export class SpokenSession {
     try {
       const spoken = await this.microphone.speak(utterance);
       const endOfSpeechAt = spoken.pieces.at(-1)!.lastVoicedAt;
-      const { interruptRequestedAt } = await this.#waitForReply(reports, endOfSpeechAt, options.cutReplyAfterMs);
+      const { interruptRequestedAt, interruptStuck } = await this.#waitForReply(reports, endOfSpeechAt, options.cutReplyAfterMs);
       const segments = this.recording.segments.slice(segmentsBefore);
       const ackStarts = acks.map((a) => a.playback?.startedAt).filter((t): t is number => t !== undefined);
       const isAck = (segment: RecordedSegment) => ackStarts.some((t) => Math.abs(t - (segment.startedAt ?? Number.NaN)) < 3);
@@ -178,6 +193,7 @@ export class SpokenSession {
         segments,
         ackSegments: segments.filter(isAck),
         interruptRequestedAt,
+        ...(interruptStuck ? { interruptStuck } : {}),
         cpuMs: (cpu.user + cpu.system) / 1000,
       };
     } finally {
@@ -194,7 +210,7 @@ export class SpokenSession {
    * its reply has played out). Gives up when no reply has begun `replyTimeoutMs` after the end
    * of speech; a reply that has begun is waited for (up to two minutes).
    */
-  async #waitForReply(reports: TurnReport[], endOfSpeechAt: number, cutReplyAfterMs?: number): Promise<{ interruptRequestedAt?: number }> {
+  async #waitForReply(reports: TurnReport[], endOfSpeechAt: number, cutReplyAfterMs?: number): Promise<{ interruptRequestedAt?: number; interruptStuck?: boolean }> {
     let interruptRequestedAt: number | undefined;
     let deadline = endOfSpeechAt + this.#replyTimeoutMs;
     let speakingSince: number | undefined;
@@ -206,7 +222,15 @@ export class SpokenSession {
       speakingSince = speaking ? (speakingSince ?? performance.now()) : undefined;
       if (cutReplyAfterMs !== undefined && speakingSince !== undefined && performance.now() - speakingSince >= cutReplyAfterMs) {
         interruptRequestedAt ??= performance.now();
-        await this.session.interrupt().await;
+        if (!(await settlesWithin(this.session.interrupt().await, INTERRUPT_BOUND_MS))) {
+          // A speech that never finishes after an interrupt would hold every later turn: say what
+          // the output was doing, and give this turn up instead of waiting for ever.
+          process.stderr.write(
+            `spoken session: the reply was not interrupted within ${INTERRUPT_BOUND_MS} ms ` +
+              `(agent ${this.session.agentState}, session audio pending ${this.#ackOutput.sessionAudioPending})\n`,
+          );
+          return { interruptRequestedAt, interruptStuck: true };
+        }
         speakingSince = undefined;
       }
       await new Promise((resolve) => setTimeout(resolve, 20));
