@@ -45,6 +45,8 @@ export interface SpokenSessionOptions {
 
 /** How long an interrupt may take to finish the reply before the turn is given up as stuck. */
 const INTERRUPT_BOUND_MS = 5000;
+/** How long a cut reply's turn report is waited for. */
+const REPORT_AFTER_CUT_MS = 2000;
 
 async function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
   let timer: NodeJS.Timeout | undefined;
@@ -218,7 +220,7 @@ export class SpokenSession {
       const done = reports.some((r) => r.at + (r.stamps.playbackStarted ?? Number.NEGATIVE_INFINITY) >= endOfSpeechAt - 1);
       if (done && this.session.agentState !== 'speaking') return { interruptRequestedAt };
       const speaking = this.session.agentState === 'speaking' && performance.now() >= endOfSpeechAt;
-      if (speaking && speakingSince === undefined) deadline = Math.max(deadline, performance.now() + 120_000);
+      if (speaking && speakingSince === undefined && interruptRequestedAt === undefined) deadline = Math.max(deadline, performance.now() + 120_000);
       speakingSince = speaking ? (speakingSince ?? performance.now()) : undefined;
       if (cutReplyAfterMs !== undefined && speakingSince !== undefined && performance.now() - speakingSince >= cutReplyAfterMs) {
         interruptRequestedAt ??= performance.now();
@@ -231,6 +233,9 @@ export class SpokenSession {
           );
           return { interruptRequestedAt, interruptStuck: true };
         }
+        // The reply was cut: its report follows within moments or not at all (an interrupted
+        // reply is not always reported), so the turn is not held up to two minutes for it.
+        deadline = Math.min(deadline, performance.now() + REPORT_AFTER_CUT_MS);
         speakingSince = undefined;
       }
       await new Promise((resolve) => setTimeout(resolve, 20));
