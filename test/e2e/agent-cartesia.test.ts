@@ -91,7 +91,7 @@ const BARGE_IN_AFTER_MS = 3300;
  * pause is 110 ms. The reply is two short sentences: the pacer may send them
  * apart or together, or cut inside the second.
  */
-const SHORT = { user: 'Stop please and tell me something much shorter instead of the whole story', heard: 'Please tell me something short instead.', reply: 'Okay. A fox met a turtle.' };
+const SHORT = { user: 'Stop please and tell me something much shorter instead of the whole story', heard: 'Please tell me something short instead.', reply: 'Okay, here is a shorter one. A fox met a turtle.' };
 /**
  * Korean, long enough (about 8.5 s) that SIGTERM lands in its middle with time to spare; its
  * first piece is long too, because the first ~100 ms of a track's audio often arrive distorted.
