@@ -169,7 +169,7 @@ export async function entry(ctx: JobContext<ProcessData>): Promise<void> {
     ...(ackRoomOutput ? { outputOptions: { ...startOptions?.outputOptions, audioEnabled: false } } : {}),
   });
   startup.mark('sessionStarted');
-  protectBargeIn(session);
+  protectBargeIn(session, logger);
   if (acks && ackRoomOutput) {
     void acks.then(
       (library) =>
