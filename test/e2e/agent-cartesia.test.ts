@@ -110,6 +110,23 @@ const MEETING = {
  * half the runs before src/audio/barge-in-output.ts). None of it may be heard.
  */
 const PAUSED_FRAME_LEAK_ALLOWED_MS = 0;
+/**
+ * Audio already on its way when the worker paused its output still plays: the room output's
+ * 200 ms queue (agents 1.9 RoomIO's default), cleared when the next frame reaches the pause gate,
+ * then the network and the caller's jitter buffer. A CPU-starved worker's reply stutters (gaps of
+ * 600 ms and more were seen) before its output pauses, so only sound later than this after the
+ * worker's own "paused" line counts as the interrupted reply heard after the barge-in.
+ */
+const IN_FLIGHT_AT_PAUSE_MS = 500;
+
+/** When the worker paused the reply the caller talked over, in ms on the caller's clock (its log line). */
+function replyPausedMs(logFile: string, t0Epoch: number): number | undefined {
+  const paused = readFileSync(logFile, 'utf8')
+    .split('\n')
+    .flatMap(jsonObject)
+    .find((line) => line.msg === 'reply paused: the caller talks over it' && typeof line.atEpochMs === 'number' && line.atEpochMs >= t0Epoch);
+  return paused === undefined ? undefined : (paused.atEpochMs as number) - t0Epoch;
+}
 
 /** A log line as a JSON object, or nothing (PM2 and the framework also print plain lines). */
 function jsonObject(line: string): Record<string, unknown>[] {
@@ -216,7 +233,10 @@ describe.skipIf(!available)('the production worker in real rooms (Cartesia fake,
     //    among the short reply's (3 frames or more: one or two frames at another pitch are
     //    transitions between tones and codec artefacts).
     const replyStart = soundStart(result.frames, nextStart!);
-    const gap = result.frames.filter((f) => loud(f) && f[0] >= silentAt && f[0] < replyStart);
+    const pausedMs = replyPausedMs(join(stack.state.runDir, 'worker.log'), result.t0Epoch);
+    console.info(`[test/e2e] barge-in: the worker paused the reply ${pausedMs === undefined ? '(no pause logged)' : `${Math.round(pausedMs - voicedStart)} ms`} after the caller began`);
+    const leakFrom = pausedMs === undefined ? silentAt : Math.max(silentAt, pausedMs + IN_FLIGHT_AT_PAUSE_MS);
+    const gap = result.frames.filter((f) => loud(f) && f[0] >= leakFrom && f[0] < replyStart);
     const storyLater = runs.filter((r) => r.startMs >= nextStart! && r.frames >= 3 && story!.voiced.some((v) => Math.abs(r.hz - v.hz) <= 10));
     const leakedMs = Math.round(toneMs(gap) + storyLater.reduce((n, r) => n + r.frames * 20, 0));
     if (leakedMs > 0) {
