@@ -2,7 +2,7 @@
  * Acknowledgements synthesized once (at prewarm, with the session's own TTS and voice) and held
  * as frames, so that playing one costs no provider round trip.
  */
-import { log, tts } from '@livekit/agents';
+import { log, tts, waitUntilTimeout } from '@livekit/agents';
 import { AudioFrame } from '@livekit/rtc-node';
 import { ACK_LANGUAGES, type AckLanguage, DEFAULT_ACK_PHRASES } from './phrases.js';
 import { FirstwordTTS } from '@firstword/agents-plugin-tts';
@@ -102,26 +102,19 @@ export function ackFrames(ack: CachedAck): AudioFrame[] {
  */
 async function synthesizeFrames(engine: tts.TTS, text: string, timeoutMs: number): Promise<AudioFrame[]> {
   const stream = engine instanceof FirstwordTTS ? engine.unitStream() : engine.stream();
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`no audio within ${timeoutMs} ms`)), timeoutMs);
-  });
+  const frames = async (): Promise<AudioFrame[]> => {
+    const collected: AudioFrame[] = [];
+    for await (const audio of stream) {
+      if (audio === tts.SynthesizeStream.END_OF_STREAM) return collected;
+      collected.push(audio.frame);
+    }
+    throw new Error('the stream ended without its end marker');
+  };
   try {
     stream.pushText(text);
     stream.endInput();
-    return await Promise.race([
-      (async () => {
-        const frames: AudioFrame[] = [];
-        for await (const audio of stream) {
-          if (audio === tts.SynthesizeStream.END_OF_STREAM) return frames;
-          frames.push(audio.frame);
-        }
-        throw new Error('the stream ended without its end marker');
-      })(),
-      timeout,
-    ]);
+    return await waitUntilTimeout(frames(), timeoutMs, () => new Error(`no audio within ${timeoutMs} ms`));
   } finally {
-    clearTimeout(timer);
     stream.close();
   }
 }

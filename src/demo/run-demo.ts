@@ -4,7 +4,7 @@
  * real AgentSession with no room. User turns are typed, the answer's audio is recorded by a
  * real-time speaker stand-in, and each turn's report is the worker's, extended with detail.
  */
-import { stt, voice } from '@livekit/agents';
+import { stt, voice, waitUntilTimeout } from '@livekit/agents';
 import * as openai from '@livekit/agents-plugin-openai';
 import { mkdir, readdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -218,17 +218,7 @@ function describeTts(config: AppConfig): string {
   }
 }
 
-async function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  try {
-    return await Promise.race([
-      promise,
-      new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new Error(`Timed out after ${Math.round(ms / 1000)} s waiting for ${what}.`)), ms);
-      }),
-    ]);
-  } finally {
-    clearTimeout(timer);
-  }
+function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  return waitUntilTimeout(promise, ms, () => new Error(`Timed out after ${Math.round(ms / 1000)} s waiting for ${what}.`));
 }
 

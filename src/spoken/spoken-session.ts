@@ -7,7 +7,7 @@
  * voiced sample of the caller's audio — the caller's clock — to the first sound and the first
  * content, and every agent sound that began before the caller was done is a false end.
  */
-import { type VAD, type llm, type stt, type tts, voice } from '@livekit/agents';
+import { IdleTimeoutError, type VAD, type llm, type stt, type tts, voice, waitUntilTimeout } from '@livekit/agents';
 import { AckOutput } from '../audio/ack-output.js';
 import { RecordingAudioOutput, type RecordedSegment } from '../audio/recording-output.js';
 import { type EarlyAck, type EarlyAckAttempt, type TurnCompletePredictor, attachEarlyAck } from '../ack/early.js';
@@ -49,12 +49,12 @@ const INTERRUPT_BOUND_MS = 5000;
 const REPORT_AFTER_CUT_MS = 2000;
 
 async function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
   try {
-    return await Promise.race([promise.then(() => true), late]);
-  } finally {
-    clearTimeout(timer);
+    await waitUntilTimeout(promise, ms);
+    return true;
+  } catch (error) {
+    if (error instanceof IdleTimeoutError) return false;
+    throw error;
   }
 }
 

@@ -10,6 +10,7 @@
  *   that replies stay silent until the provider answers; a job that crashed instead would leave
  *   the caller alone in the room.
  */
+import { waitUntilTimeout } from '@livekit/agents';
 import type { AppConfig } from '../config/index.js';
 import type { CreatedTTS } from './factory.js';
 
@@ -35,15 +36,7 @@ export interface CallVoiceDeps {
 }
 
 async function answers(voice: CreatedTTS, ms: number): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  try {
-    await Promise.race([
-      voice.prewarm(),
-      new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`no connection within ${ms} ms`)), ms))),
-    ]);
-  } finally {
-    clearTimeout(timer);
-  }
+  await waitUntilTimeout(voice.prewarm(), ms, () => new Error(`no connection within ${ms} ms`));
 }
 
 /** `prepared`: the job process's TTS from prewarm (undefined: create one now). */
