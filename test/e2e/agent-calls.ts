@@ -12,7 +12,7 @@ import { RUN_DIR } from '../../scripts/stack/layout.js';
 import { EspeakSynthesizer } from '../../src/local-voice/synthesizer.js';
 import type { VoiceLanguage } from '../../src/local-voice/worker-messages.js';
 import { encodeWav } from '../../src/local-voice/wav.js';
-import type { VoicedPiece } from '../servers/cartesia/options.js';
+import type { FinishedContext, VoicedPiece } from '../servers/cartesia/options.js';
 import { durationMs, speak } from '../servers/openai/test-audio.js';
 import type { ClientResult, E2EStack } from './stack.js';
 import { TELEPHONE_RATE, telephoneBand } from '../helpers/g711.js';
@@ -96,7 +96,7 @@ export interface CallResult extends ClientResult {
   transcripts: Transcript[];
   speech: Utterance[];
   frames: Frame[];
-  cartesia?: { before?: Record<string, number>; after?: Record<string, number>; messages?: CartesiaMessage[]; voiced?: VoicedPiece[] };
+  cartesia?: { before?: Record<string, number>; after?: Record<string, number>; messages?: CartesiaMessage[]; voiced?: VoicedPiece[]; finished?: FinishedContext[] };
   cartesiaAtBargeIn?: Record<string, number>;
   openai?: { before?: OpenAIStats; after?: OpenAIStats };
   readyMs?: number;
@@ -216,6 +216,8 @@ export interface Context {
   firstAt: number;
   /** Epoch ms of a `cancel` for this context, if one came. */
   cancelledAt?: number;
+  /** Epoch ms at which the fake had generated all of this context's audio, if it did. */
+  finishedAt?: number;
 }
 
 export interface Voiced {
@@ -235,7 +237,35 @@ export function contextsOf(cartesia: CallResult['cartesia']): Context[] {
     else if (message.transcript) context.texts.push(message.transcript);
   }
   for (const { contextId, transcript, hz } of cartesia?.voiced ?? []) contexts.get(contextId)?.voiced.push({ text: transcript, hz });
+  for (const { contextId, at } of cartesia?.finished ?? []) {
+    const context = contexts.get(contextId);
+    if (context) context.finishedAt ??= at;
+  }
   return [...contexts.values()];
+}
+
+/**
+ * Epoch ms at which the worker paused the reply the caller talked over (its own log line), the
+ * first such line at or after `sinceEpoch`.
+ */
+export function replyPausedAt(workerLog: string, sinceEpoch: number): number | undefined {
+  for (const line of workerLog.split('\n')) {
+    if (!line.includes('"reply paused: the caller talks over it"')) continue;
+    const { atEpochMs } = JSON.parse(line) as { atEpochMs?: number };
+    if (atEpochMs !== undefined && atEpochMs >= sinceEpoch) return atEpochMs;
+  }
+  return undefined;
+}
+
+/**
+ * A barge-in cancels the interrupted context at the provider, unless the provider had already
+ * generated all of it before the worker paused the reply (a starved host's VAD can notice the
+ * caller seconds late): then there is nothing left to cancel.
+ */
+export function expectCancelledIfStillGenerating(context: Context, pausedAt: number | undefined, what: string): void {
+  const stillGenerating = context.finishedAt === undefined || pausedAt === undefined || context.finishedAt > pausedAt;
+  const when = `finished ${context.finishedAt ?? 'never'}, paused ${pausedAt ?? 'never'}, cancelled ${context.cancelledAt ?? 'never'} (epoch ms)`;
+  expect(context.cancelledAt !== undefined || !stillGenerating, `${what} was never cancelled while still generating: ${when}`).toBe(true);
 }
 
 export interface PitchRun {

@@ -8,7 +8,7 @@ import { STRUCTURED_VERSION, RawCartesiaClient, generation } from './cartesia/te
 const getJson = async (url: string) => (await withTimeout(fetch(url), 5000, `GET ${url}`)).json() as Promise<Record<string, unknown>>;
 
 describe('Cartesia server: CLI entry', () => {
-  it('takes --options, reports what it received on /_control/received and /_control/stats, and exits 0 on SIGTERM', async () => {
+  it('takes --options, reports what it received on /_control/received, what it finished on /_control/finished, and /_control/stats, and exits 0 on SIGTERM', async () => {
     const child = spawnTsx('test/servers/cartesia-main.ts', ['--options', JSON.stringify({ audio: 'audible', msPerChar: 5 })]);
     const exit = collectExit(child, 20_000);
     try {
@@ -53,9 +53,14 @@ describe('Cartesia server: CLI entry', () => {
       ]);
       expect(received.every((m) => m.connectionId === 1 && typeof m.receivedAt === 'number')).toBe(true);
       expect(((await getJson(`${ready.url}/_control/received?since=1`)).messages as unknown[]).length).toBe(1);
-      expect(await getJson(`${ready.url}/_control/stats`)).toMatchObject({ connectionsOpened: 1, messages: 2, voiced: 1, httpRequests: 0 });
+      expect(await getJson(`${ready.url}/_control/stats`)).toMatchObject({ connectionsOpened: 1, messages: 2, voiced: 1, finished: 1, httpRequests: 0 });
       expect(await getJson(`${ready.url}/_control/voiced`)).toEqual({ voiced: [{ connectionId: 1, contextId: 'c1', transcript: 'Hello there. ', hz: AUDIBLE_TONES_HZ[0] }] });
       expect(await getJson(`${ready.url}/_control/voiced?since=1`)).toEqual({ voiced: [] });
+      // When the context had generated all its audio: before its `done` reached the client.
+      const { finished } = (await getJson(`${ready.url}/_control/finished`)) as { finished: { contextId: string; at: number }[] };
+      expect(finished).toEqual([{ contextId: 'c1', at: expect.any(Number) }]);
+      expect(finished[0]!.at).toBeLessThanOrEqual(received[1]!.receivedAt);
+      expect(await getJson(`${ready.url}/_control/finished?since=1`)).toEqual({ finished: [] });
     } finally {
       child.kill('SIGTERM');
     }

@@ -12,6 +12,8 @@
  *                           (`?since=N` skips the first N) — the exact transcripts a test's audio is tagged by
  *   GET  /_control/voiced   with `audio: 'audible'`, every piece spoken and its tone, in order:
  *                           {"voiced":[{"connectionId","contextId","transcript","hz"}]} (`?since=N` skips the first N)
+ *   GET  /_control/finished every context that generated all its audio, in order:
+ *                           {"finished":[{"contextId","at"}]} (`?since=N` skips the first N)
  *   POST /_control/options  a JSON patch of CartesiaServerOptions (functions such as `fault` excepted)
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -46,6 +48,7 @@ function stats() {
     activeContexts: server.activeContexts(),
     messages: server.received.length,
     voiced: server.voiced.length,
+    finished: server.finishedContexts.length,
     httpRequests: server.httpRequests.length,
   };
 }
@@ -68,6 +71,10 @@ function controlRoutes(req: IncomingMessage, res: ServerResponse): boolean {
   }
   if (path === '/_control/voiced' && req.method === 'GET') {
     sendJson(res, 200, { voiced: server.voiced.slice(sinceOf(req)) });
+    return true;
+  }
+  if (path === '/_control/finished' && req.method === 'GET') {
+    sendJson(res, 200, { finished: server.finishedContexts.slice(sinceOf(req)) });
     return true;
   }
   if (path === '/_control/options' && req.method === 'POST') {

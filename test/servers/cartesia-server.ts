@@ -16,6 +16,7 @@ import {
   type CartesiaServerOptions,
   type ReceivedHttpRequest,
   type ReceivedMessage,
+  type FinishedContext,
   type VoicedPiece,
 } from './cartesia/options.js';
 import { AUDIBLE_TONES_HZ } from './audio-tag.js';
@@ -28,6 +29,7 @@ export {
   type CartesiaFault,
   type CartesiaFaultContext,
   type CartesiaServerOptions,
+  type FinishedContext,
   type ReceivedHttpRequest,
   type ReceivedMessage,
   type VoicedPiece,
@@ -47,6 +49,8 @@ export interface CartesiaServer {
   httpRequests: ReceivedHttpRequest[];
   /** WebSocket connections accepted so far. */
   connectionsOpened: number;
+  /** Contexts that generated all their audio, in order, with when (epoch ms). */
+  finishedContexts: FinishedContext[];
   /** Ids of the contexts that expired (idle `contextExpiryMs` after their last audio), in order. */
   expiredContexts: string[];
   /** Every WebSocket connection accepted, with the API key it presented (to count per client). */
@@ -104,6 +108,7 @@ export async function startCartesiaServer(
   const received: ReceivedMessage[] = [];
   const httpRequests: ReceivedHttpRequest[] = [];
   const expiredContexts: string[] = [];
+  const finishedContexts: FinishedContext[] = [];
   const voiced: VoicedPiece[] = [];
   // Tones go round in turn: any 20 consecutive pieces (a call's replies) sound apart.
   const toneFor = (piece: Omit<VoicedPiece, 'hz'>): number => {
@@ -162,6 +167,7 @@ export async function startCartesiaServer(
           acquireContext,
           releaseContext,
           expired: (contextId) => expiredContexts.push(contextId),
+          finished: (contextId, at) => finishedContexts.push({ contextId, at }),
           closed: (closed) => {
             connections.delete(closed);
             connectionsPerKey.add(closed.key, -1);
@@ -221,6 +227,7 @@ export async function startCartesiaServer(
     voiced,
     httpRequests,
     expiredContexts,
+    finishedContexts,
     connectionKeys,
     get connectionsOpened() {
       return connectionsOpened;

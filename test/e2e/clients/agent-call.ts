@@ -293,6 +293,9 @@ runClient('agent-call', timeoutMs, async () => {
     const cartesiaVoiced = cartesia && cartesiaBefore
       ? ((await cartesiaControl(`/_control/voiced?since=${cartesiaBefore.voiced}`).catch(() => ({ voiced: [] }))) as { voiced: unknown[] }).voiced
       : undefined;
+    const cartesiaFinished = cartesia && cartesiaBefore
+      ? ((await cartesiaControl(`/_control/finished?since=${cartesiaBefore.finished}`).catch(() => ({ finished: [] }))) as { finished: unknown[] }).finished
+      : undefined;
     const openaiStats = process.env.STACK_OPENAI_URL ? await openaiControl('/_control/stats').catch(() => undefined) : undefined;
     return {
       room: roomName,
@@ -304,7 +307,7 @@ runClient('agent-call', timeoutMs, async () => {
       transcripts,
       speech: mic.utterances,
       frames: withArrivals(frames),
-      cartesia: cartesia ? { before: cartesiaBefore, after: cartesiaAfter, messages: cartesiaMessages, voiced: cartesiaVoiced } : undefined,
+      cartesia: cartesia ? { before: cartesiaBefore, after: cartesiaAfter, messages: cartesiaMessages, voiced: cartesiaVoiced, finished: cartesiaFinished } : undefined,
       openai: { before: openaiBefore, after: openaiStats },
       ...extra,
     };

@@ -16,6 +16,8 @@ export interface ConnectionHooks {
   record(message: ReceivedMessage): void;
   /** The audible voice's tone for a piece about to be spoken (logged by the server). */
   toneFor(piece: Omit<VoicedPiece, 'hz'>): number;
+  /** A context generated all its audio (epoch ms `at`). */
+  finished(contextId: string, at: number): void;
   /** Claims one active-context slot for `key`; false when the key is at its concurrency limit. */
   acquireContext(key: string): boolean;
   releaseContext(key: string): void;
@@ -60,6 +62,7 @@ export class CartesiaConnection {
       options: () => hooks.options(),
       random: () => hooks.random(),
       toneFor: (piece) => hooks.toneFor(piece),
+      finished: (contextId) => hooks.finished(contextId, Date.now()),
       send: (event) => this.#send(event),
       errorEvent: (spec, contextId) => this.#errorEvent(spec, contextId),
       noteActivity: () => this.#restartIdleTimer(),

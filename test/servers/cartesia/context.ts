@@ -25,6 +25,8 @@ export interface ContextHost {
   options(): CartesiaServerOptions;
   random(): number;
   toneFor(piece: Omit<VoicedPiece, 'hz'>): number;
+  /** The context sent its last audio (and `done`, where the version sends one). */
+  finished(contextId: string): void;
   send(event: Record<string, unknown>): void;
   errorEvent(spec: ErrorSpec, contextId: string): Record<string, unknown>;
   /** Outgoing audio counts as activity for the idle timeout. */
@@ -289,6 +291,7 @@ export class CartesiaContext {
     this.#sendTimings(this.#timeline.release(), []);
     if (this.#sendsDone) this.#host.send(doneEvent(this.id));
     this.#state = 'finished';
+    this.#host.finished(this.id);
     this.#earlyDoneTimer.cancel();
     this.#armExpiry();
   }

@@ -157,6 +157,12 @@ export interface ReceivedHttpRequest {
 }
 
 /** One piece the audible voice spoke, and the tone it got (`contextId` '' for `/tts/bytes`). */
+/** A context that generated all its audio, and when (epoch ms). */
+export interface FinishedContext {
+  contextId: string;
+  at: number;
+}
+
 export interface VoicedPiece {
   connectionId: number;
   contextId: string;
