@@ -217,9 +217,13 @@ describe.skipIf(!available)('the production worker in real rooms (Cartesia fake,
     const silentAt = quietFrom(result.frames, voicedStart, 600);
     expect(silentAt, `the agent never fell silent before its next reply; ${picture}`).toBeLessThan(nextStart!);
 
-    // 1. Silent while the caller is still speaking (a benchmark figure, not a bound).
-    expect(silentAt, `agent still talking when the caller stopped; ${picture}`).toBeLessThan(voicedEnd);
-    console.info(`[test/e2e] barge-in: the agent fell silent ${silentAt - voicedStart} ms after the caller began (caller spoke ${voicedEnd - voicedStart} ms)`);
+    // 1. How soon the agent fell silent is a figure, not a bound: on an idle machine the VAD
+    //    pauses the reply while the caller talks (0.4–0.6 s in); on a starved one its inference
+    //    falls seconds behind, and the agent went quiet only after the caller had stopped.
+    console.info(
+      `[test/e2e] barge-in: the agent fell silent ${silentAt - voicedStart} ms after the caller began (caller spoke ${voicedEnd - voicedStart} ms)` +
+        (silentAt < voicedEnd ? '' : ': after the caller had stopped'),
+    );
 
     // 2. Nothing of the story after that: no sound at all until the short reply begins (its
     //    first tone, and the broken-up onset right before it), and none of the story's tones

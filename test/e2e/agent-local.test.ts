@@ -107,10 +107,11 @@ describe.skipIf(!available)('the production worker in real rooms (local voice)',
       `[test/e2e] ${turn.language} reply: ${span!.loudMs} ms loud over ${span!.spanMs} ms (eSpeak alone: ${Math.round(reference)} ms), max RMS ${span!.maxRms}`,
     );
     expect(span!.maxRms).toBeGreaterThan(2000);
-    // The reply is voiced chunk by chunk (a pause may fall between chunks, and a CPU-starved
-    // worker's playout stutters); the words are eSpeak's, so their sound lasts about as long.
+    // The reply is voiced chunk by chunk; the words are eSpeak's, so their sound lasts about as
+    // long. How far it is spread is not bounded: a CPU-starved worker's playout stutters (a 4 s
+    // reply once spread over 11 s in CI); more sound than the reply's, or a second text, would
+    // show below.
     expect(span!.spanMs).toBeGreaterThan(reference * 0.7);
-    expect(span!.spanMs).toBeLessThan(reference * 2.5 + 500 + ackMs);
     expect(span!.loudMs).toBeGreaterThan(reference * 0.4);
     expect(span!.loudMs).toBeLessThan(reference * 1.2 + 200 + ackMs);
     // What the agent said, as text, is the reply the LLM gave (one segment, nothing else).
