@@ -2,6 +2,7 @@
  * Knobs of the local Resemble WebSocket server (docs/providers.md A.13). Everything the real service
  * leaves UNCONFIRMED is an option here, so tests can pin the behaviour they rely on.
  */
+import { RESEMBLE } from '@firstword/agents-plugin-tts/providers';
 import type { BurstPattern } from './pacing.js';
 
 /** A fault injected into one request, chosen by `ResembleServerOptions.fault`. */
@@ -177,7 +178,8 @@ export const DEFAULT_ERROR_NAMES: ResembleErrorNames = {
   tooManyConnections: 'TooManyConnections',
 };
 
-export const SUPPORTED_SAMPLE_RATES = [8000, 16000, 22050, 32000, 44100, 48000] as const;
+/** The rates the real service documents (from Resemble's descriptor in the plugin). */
+export const SUPPORTED_SAMPLE_RATES: readonly number[] = RESEMBLE.sampleRates;
 export const PRECISIONS = ['PCM_16', 'PCM_24', 'PCM_32', 'MULAW'] as const;
 export type Precision = (typeof PRECISIONS)[number];
 /** Documented default precision (docs/providers.md A.3). */
