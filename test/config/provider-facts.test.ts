@@ -16,7 +16,7 @@ import { type CreatedTTS, createTTS } from '../../src/tts/factory.js';
 import { CARTESIA_SERVER_DEFAULTS } from '../servers/cartesia/options.js';
 import { featuresFor } from '../servers/cartesia/protocol.js';
 import { validateGeneration } from '../servers/cartesia/validate.js';
-import { DEFAULT_ERROR_NAMES } from '../servers/resemble/options.js';
+import { DEFAULT_ERROR_NAMES, RESEMBLE_SERVER_DEFAULTS } from '../servers/resemble/options.js';
 import { validateRequest } from '../servers/resemble/request.js';
 
 initializeLogger({ pretty: false, level: 'error' });
@@ -126,11 +126,18 @@ describe('the servers that speak a provider’s protocol', () => {
     expect(unset.ok && unset.request.sampleRate).toBe(RESEMBLE.defaultSampleRate);
   });
 
+  it('the local voice and the Resemble fake take text up to Resemble’s request limit', () => {
+    const limit = RESEMBLE.maxRequestChars;
+    const request = (chars: number) => JSON.stringify({ voice_uuid: 'v', data: 'x'.repeat(chars), precision: 'PCM_16' });
+    expect([parseRequest(request(limit), () => 0).ok, parseRequest(request(limit + 1), () => 0).ok]).toEqual([true, false]);
+    expect(RESEMBLE_SERVER_DEFAULTS.maxChars).toBe(limit);
+  });
+
   it('the Resemble fake accepts exactly Resemble’s rates', () => {
     const accepts = (rate: number) =>
       validateRequest(JSON.stringify({ voice_uuid: 'v', data: 'Hi.', precision: 'PCM_16', sample_rate: rate }), false, {
         assignRequestId: () => 0,
-        maxChars: 3000,
+        maxChars: RESEMBLE_SERVER_DEFAULTS.maxChars,
         voices: undefined,
         defaultSampleRate: RESEMBLE.defaultSampleRate,
         errorNames: DEFAULT_ERROR_NAMES,

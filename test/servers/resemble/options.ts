@@ -115,7 +115,7 @@ export interface ResembleServerOptions {
   connectionLimitRefusal: { kind: 'http' | 'error-frame'; status: number };
   /** Close (1000, 'idle timeout') a socket with no request in flight and no message for this long. */
   idleCloseMs?: number;
-  /** Limit on `data`, counting code points outside `<...>` tags. @defaultValue 3000 */
+  /** Limit on `data`, counting code points outside `<...>` tags. @defaultValue Resemble's limit (its descriptor's `maxRequestChars`) */
   maxChars: number;
   /** Seed of the PRNG behind odd frame cuts. @defaultValue 1 */
   seed: number;
@@ -166,7 +166,7 @@ export const RESEMBLE_SERVER_DEFAULTS: ResembleServerOptions = {
   ignoreClientClose: false,
   maxConnectionsPerKey: 20,
   connectionLimitRefusal: { kind: 'http', status: 429 },
-  maxChars: 3000,
+  maxChars: RESEMBLE.maxRequestChars,
   seed: 1,
 };
 

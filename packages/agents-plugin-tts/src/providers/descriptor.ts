@@ -18,6 +18,8 @@ export interface ProviderDescriptor {
   readonly wordTimestamps: boolean;
   /** Audio (ms) gathered before a stream's first frame unless the caller says otherwise; absent means none. */
   readonly startBufferMs?: number;
+  /** The longest text one request may carry (markup not counted); absent when the provider states none. */
+  readonly maxRequestChars?: number;
   /** The variable the API key falls back to when none is passed. */
   readonly keyVariable: string;
   /** Every environment variable the app reads for this provider, with what it means. */

@@ -7,7 +7,7 @@ import { createMessageParser } from '../../protocol/message-parser.js';
 import { RESEMBLE } from './descriptor.js';
 
 /** Resemble refuses a request whose `data` is longer than this. */
-export const RESEMBLE_MAX_REQUEST_CHARS = 3000;
+export const RESEMBLE_MAX_REQUEST_CHARS = RESEMBLE.maxRequestChars;
 
 const timestampsSchema = z.object({
   graph_chars: z.array(z.string()),

@@ -16,6 +16,8 @@ export const RESEMBLE = {
    * times as much. `npm run bench:jitter` measures it; the figures are in docs/latency.md.
    */
   startBufferMs: 600,
+  /** Resemble refuses a request whose `data` is longer, SSML tags not counted. */
+  maxRequestChars: 3000,
   keyVariable: 'RESEMBLE_API_KEY',
   environment: {
     RESEMBLE_API_KEY: 'API key (the plugin falls back to it when none is passed)',
