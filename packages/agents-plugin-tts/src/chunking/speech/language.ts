@@ -22,6 +22,10 @@ export type HangulBlock = keyof typeof HANGUL_BLOCKS;
 
 const BLOCKS = Object.entries(HANGUL_BLOCKS) as Array<[HangulBlock, readonly [number, number]]>;
 
+/** 1 at each Hangul code point (every block lies in the BMP): one lookup per character in the chunker's hot loops. */
+const HANGUL_BMP = new Uint8Array(0x10000);
+for (const [, [first, last]] of BLOCKS) HANGUL_BMP.fill(1, first, last + 1);
+
 /** The Hangul block `code` is in, if any (a terminal gives syllables two columns, halfwidth jamo one). */
 export function hangulBlockOf(code: number): HangulBlock | undefined {
   // Every block lies above U+1100: Latin text, the bulk of a reply, leaves at once.
@@ -36,7 +40,7 @@ export function hangulBlockOf(code: number): HangulBlock | undefined {
  * detector, the local voice, the demo's report, the benches and the fakes all decide with it.
  */
 export function isHangul(code: number): boolean {
-  return hangulBlockOf(code) !== undefined;
+  return HANGUL_BMP[code] === 1;
 }
 
 /** A precomposed syllable (가-힣): Korean words are made of these. */
