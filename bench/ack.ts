@@ -28,6 +28,7 @@ import type { TurnReport } from '../src/latency/stamps.js';
 import { attachTurnBudget } from '../src/latency/turn-budget.js';
 import { createAssistant, createSession } from '../src/session.js';
 import { ResembleTTS } from '@firstword/agents-plugin-tts';
+import { languageOf } from '@firstword/agents-plugin-tts/chunking';
 import { PushAudioInput } from '../test/helpers/audio-input.js';
 import { ScriptedSTT } from '../test/helpers/scripted-stt.js';
 import { startResembleServer } from '../test/servers/resemble-server.js';
@@ -123,7 +124,7 @@ async function main(): Promise<void> {
     const replyFrameAt = report.stamps.ttsFirstFrame === undefined ? undefined : decided + report.stamps.ttsFirstFrame;
     const replyWasReady = ackEndsAt !== undefined && replyFrameAt !== undefined && replyFrameAt <= ackEndsAt;
     figures.push({
-      language: QUESTIONS[i % QUESTIONS.length]!.transcript.match(/[가-힣]/) ? 'ko' : 'en',
+      language: languageOf(QUESTIONS[i % QUESTIONS.length]!.transcript),
       ackPlayed,
       ackFirstFrameMs: ackFirst ? ackFirst.capturedAt - decided : undefined,
       ackFromQueuedMs: ackFirst && report.stamps.ackQueued !== undefined ? ackFirst.capturedAt - (decided + report.stamps.ackQueued) : undefined,

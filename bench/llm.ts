@@ -8,6 +8,7 @@
  * leading space, as with a real LLM.
  */
 import { seededRandom } from '../test/servers/prng.js';
+import { HANGUL_CHARACTER_CLASS, isHangulSyllable } from '@firstword/agents-plugin-tts/chunking';
 import type { Language } from './scenarios.js';
 
 export interface TraceOptions {
@@ -29,7 +30,7 @@ export interface Trace {
 
 export { seededRandom };
 
-const PIECES = /(\s*)([A-Za-z']+|[\uac00-\ud7a3]+|\d+|[^\sA-Za-z'\uac00-\ud7a3\d])/gu;
+const PIECES = new RegExp(`(\\s*)([A-Za-z']+|[${HANGUL_CHARACTER_CLASS}]+|\\d+|[^\\sA-Za-z'${HANGUL_CHARACTER_CLASS}\\d])`, 'gu');
 
 export function tokenize(text: string, language: Language, seed: number): string[] {
   const random = seededRandom(seed);
@@ -59,12 +60,12 @@ export function tokenize(text: string, language: Language, seed: number): string
 function pieceSizes(body: string, language: Language, random: () => number): number[] {
   const sizes: number[] = [];
   let left = body.length;
-  const isHangul = /^[\uac00-\ud7a3]/u.test(body);
+  const hangul = body.length > 0 && isHangulSyllable(body.charCodeAt(0));
   const isDigits = /^\d/u.test(body);
   while (left > 0) {
     let size: number;
     if (isDigits) size = 3;
-    else if (isHangul) size = random() < 0.5 ? 1 : 2;
+    else if (hangul) size = random() < 0.5 ? 1 : 2;
     else if (language === 'en' || /^[A-Za-z]/u.test(body)) size = left <= 6 ? left : 3 + Math.floor(random() * 3);
     else size = 1;
     size = Math.min(size, left);

@@ -8,9 +8,13 @@
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { PROVIDERS } from '@firstword/agents-plugin-tts/providers';
 import { ENV_VARIABLES } from '../src/config/index.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
+/** The plugin's key fallback reads `process.env[keyVariable]` of each provider's descriptor, here. */
+const KEY_FALLBACK = join('packages', 'agents-plugin-tts', 'src', 'driver', 'options.ts');
+const KEY_VARIABLES = Object.values(PROVIDERS).map((p) => p.keyVariable);
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
@@ -33,8 +37,9 @@ function directReads(): Map<string, string[]> {
     if (rel.startsWith(join('src', 'config'))) continue;
     const text = readFileSync(file, 'utf8');
     for (const m of text.matchAll(/process\.env(?:\.([A-Z][A-Z0-9_]*)|\[\s*['"]([A-Z][A-Z0-9_]*)['"]\s*\]|\[)/g)) {
-      const name = m[1] ?? m[2] ?? `<computed key in ${rel}>`;
-      reads.set(name, [...new Set([...(reads.get(name) ?? []), rel])]);
+      const named = m[1] ?? m[2];
+      const names = named ? [named] : rel === KEY_FALLBACK ? KEY_VARIABLES : [`<computed key in ${rel}>`];
+      for (const name of names) reads.set(name, [...new Set([...(reads.get(name) ?? []), rel])]);
     }
   }
   return reads;
@@ -56,8 +61,8 @@ describe('.env.example and the code', () => {
   it('reads the environment only through src/config, except the plugin key fallback', () => {
     const outside = Object.fromEntries(directReads());
     expect(outside).toEqual({
-      RESEMBLE_API_KEY: ['packages/agents-plugin-tts/src/providers/resemble/tts.ts'],
-      CARTESIA_API_KEY: ['packages/agents-plugin-tts/src/providers/cartesia/tts.ts'],
+      RESEMBLE_API_KEY: ['packages/agents-plugin-tts/src/driver/options.ts'],
+      CARTESIA_API_KEY: ['packages/agents-plugin-tts/src/driver/options.ts'],
     });
   });
 });

@@ -1,4 +1,5 @@
 /** The Python peers (bench/peers/python): names, what each is, and the provider it speaks. */
+import { CARTESIA, RESEMBLE } from '@firstword/agents-plugin-tts/providers';
 
 export type Provider = 'cartesia' | 'resemble';
 export const PROVIDERS: readonly Provider[] = ['cartesia', 'resemble'];
@@ -25,5 +26,5 @@ export function isPythonPeer(name: string): name is PythonPeerName {
   return Object.hasOwn(PYTHON_PEERS, name);
 }
 
-/** Audio rate of every strategy on a provider: Cartesia 24 kHz (the bench's), Resemble 22.05 kHz (24 kHz is not one of its rates; firstword's and Pipecat's default). */
-export const SAMPLE_RATES: Record<Provider, number> = { cartesia: 24_000, resemble: 22_050 };
+/** Audio rate of every strategy on a provider: its default (Cartesia 24 kHz; Resemble 22.05 kHz, as 24 kHz is not one of its rates, also Pipecat's default). */
+export const SAMPLE_RATES: Record<Provider, number> = { cartesia: CARTESIA.defaultSampleRate, resemble: RESEMBLE.defaultSampleRate };

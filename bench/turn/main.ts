@@ -28,6 +28,7 @@ import { EspeakSynthesizer } from '../../src/local-voice/synthesizer.js';
 import { SpokenSession, type SpokenTurn } from '../../src/spoken/spoken-session.js';
 import { type RenderedUtterance, renderUtterance } from '../../src/spoken/utterance.js';
 import { ResembleTTS } from '@firstword/agents-plugin-tts';
+import { languageOf } from '@firstword/agents-plugin-tts/chunking';
 import { predictTurnComplete } from '../../src/turn/transcript-detector.js';
 import { EARLY_ACK_SILENCE_BOUND_MS, createSpeechToText } from '../../src/stt/index.js';
 import { startOpenAIServer } from '../../test/servers/openai-server.js';
@@ -107,7 +108,7 @@ async function runSetting(
   const vad = await silero.VAD.load({ minSilenceDuration: setting.silenceMs });
   const llm = new ReplayLLM({
     replies: [],
-    fallback: (prompt) => (/[가-힣]/.test(prompt) ? REPLIES.ko : REPLIES.en),
+    fallback: (prompt) => REPLIES[languageOf(prompt)],
     firstTokenDelayMs: Number(args['first-token-ms']),
     tokensPerSecond: Number(args['tokens-per-second']),
   });

@@ -23,8 +23,6 @@ export const CONFIG_DEFAULTS = {
    * no longer wait for OpenAI's server VAD and final.
    */
   sttModel: 'gpt-realtime-whisper',
-  /** Cartesia's recommendation (docs: "We recommend using Sonic 3.5"). */
-  cartesiaModel: 'sonic-3.5',
   localPort: 0,
   /** Resemble documents 20 parallel connections per API key (Cartesia: 10x the plan's concurrency). */
   maxSocketsPerKey: 20,

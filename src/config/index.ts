@@ -1,4 +1,5 @@
 export { CONFIG_DEFAULTS, DEFAULT_DRAIN_TIMEOUT_S, JOB_PROCESS_START_TIMEOUT_MS } from './defaults.js';
+export { PROVIDER_FACTS, TTS_PROVIDERS } from './providers.js';
 export { ConfigError, loadConfig, loadEnvFile, shareLeaseSocket } from './load.js';
 export { redactedConfig } from './redact.js';
 export type {

@@ -4,7 +4,9 @@
  * at once, each line naming the variable to fix. Secret values never appear in messages.
  */
 import dotenv from 'dotenv';
+import { CARTESIA } from '@firstword/agents-plugin-tts/providers';
 import { CONFIG_DEFAULTS, JOB_PROCESS_START_TIMEOUT_MS } from './defaults.js';
+import { PROVIDER_FACTS } from './providers.js';
 import type { AppConfig, ConfigMode, TtsProvider, WebAuthSettings } from './types.js';
 import { ENV_SCHEMA, ENV_VARIABLES, type EnvVariable, LEASE_SOCKET_VARIABLE, type ParsedEnv, SECRET_VARIABLES } from './variables.js';
 
@@ -63,14 +65,6 @@ function chooseProvider(env: ParsedEnv): TtsProvider {
   return 'local';
 }
 
-/** Rates each provider serves (Resemble's documented list; the local voice speaks Resemble). */
-const PROVIDER_SAMPLE_RATES: Record<TtsProvider, readonly number[]> = {
-  resemble: [8000, 16000, 22050, 32000, 44100, 48000],
-  local: [8000, 16000, 22050, 32000, 44100, 48000],
-  cartesia: [8000, 16000, 22050, 24000, 44100, 48000],
-  'cartesia-livekit': [8000, 16000, 22050, 24000, 44100, 48000],
-};
-
 const LIVEKIT_REQUIRED: Array<[EnvVariable, string]> = [
   ['LIVEKIT_URL', 'the worker needs your LiveKit server URL (e.g. wss://your-project.livekit.cloud)'],
   ['LIVEKIT_API_KEY', "the worker needs your LiveKit project's API key"],
@@ -115,7 +109,7 @@ function requirementProblems(env: ParsedEnv, invalid: ReadonlySet<EnvVariable>, 
     require('CARTESIA_API_KEY', `TTS_PROVIDER is ${provider}`);
     require('CARTESIA_VOICE', `TTS_PROVIDER is ${provider} and a voice id is needed`);
   }
-  const rates = PROVIDER_SAMPLE_RATES[provider];
+  const rates: readonly number[] = PROVIDER_FACTS[provider].sampleRates;
   if (env.TTS_SAMPLE_RATE !== undefined && !rates.includes(env.TTS_SAMPLE_RATE)) {
     problems.push(
       `TTS_SAMPLE_RATE must be one of ${rates.join(', ')} for ${provider} (got ${JSON.stringify(String(env.TTS_SAMPLE_RATE))})`,
@@ -177,11 +171,11 @@ function buildConfig(env: ParsedEnv, provider: TtsProvider): AppConfig {
       cartesia: {
         apiKey: env.CARTESIA_API_KEY,
         voice: env.CARTESIA_VOICE,
-        model: env.CARTESIA_MODEL ?? d.cartesiaModel,
+        model: env.CARTESIA_MODEL ?? CARTESIA.defaultModel,
         language: env.CARTESIA_LANGUAGE,
         apiVersion: env.CARTESIA_API_VERSION,
         baseURL: env.CARTESIA_BASE_URL,
-        wordTimestamps: (env.CARTESIA_WORD_TIMESTAMPS ?? 'on') === 'on',
+        wordTimestamps: env.CARTESIA_WORD_TIMESTAMPS === undefined ? CARTESIA.wordTimestamps : env.CARTESIA_WORD_TIMESTAMPS === 'on',
       },
       localPort: env.LOCAL_VOICE_PORT ?? d.localPort,
       normalize: (env.TTS_NORMALIZE ?? 'on') === 'on',

@@ -1,11 +1,8 @@
 import type { ChunkPolicy } from '@firstword/agents-plugin-tts/chunking';
+import type { TtsProvider } from './providers.js';
 import type { LOG_LEVELS, METRICS_HOSTS, TELEPHONY_SAMPLE_RATES } from './variables.js';
 
-/**
- * `cartesia-livekit` is LiveKit's own Cartesia plugin with the same Cartesia settings: the
- * baseline firstword is measured against (`npm run bench:room`); it is a dev dependency.
- */
-export type TtsProvider = 'resemble' | 'cartesia' | 'local' | 'cartesia-livekit';
+export type { TtsProvider } from './providers.js';
 export type AckMode = 'off' | 'early' | 'always' | 'slow';
 /** `transcript`: src/turn's judge of the words so far; `audio`: LiveKit's local audio model. */
 export type TurnDetectorChoice = 'off' | 'transcript' | 'audio';

@@ -5,6 +5,8 @@
  */
 import { z } from 'zod';
 import { CHUNK_POLICIES } from '@firstword/agents-plugin-tts/chunking';
+import { type CartesiaVariable, MAX_START_BUFFER_MS, type ResembleVariable } from '@firstword/agents-plugin-tts/providers';
+import { TTS_PROVIDERS } from './providers.js';
 import { boundedText, choice, list, oneOfNumbers, onOff, pattern, text, url, wholeNumber } from './fields.js';
 
 export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal'] as const;
@@ -19,6 +21,27 @@ const NAME = /^[A-Za-z0-9_.-]{1,64}$/;
 const MODEL_ID = /^[a-z0-9][a-z0-9._-]{0,63}$/;
 /** E.164: `+`, country code, subscriber number; 8–15 digits in all. */
 const E164 = /^\+[1-9]\d{6,14}$/;
+
+/** How each of Resemble's variables is read; its descriptor names them (and says what each means). */
+const RESEMBLE_FIELDS = {
+  RESEMBLE_API_KEY: text(),
+  RESEMBLE_VOICE_UUID: text(),
+  RESEMBLE_PROJECT_UUID: text(),
+  RESEMBLE_MODEL: text(),
+  RESEMBLE_BASE_URL: url(WEB_SCHEMES),
+  RESEMBLE_SSML: onOff(),
+} satisfies Record<ResembleVariable, z.ZodType>;
+
+/** How each of Cartesia's variables is read; its descriptor names them (and says what each means). */
+const CARTESIA_FIELDS = {
+  CARTESIA_API_KEY: text(),
+  CARTESIA_VOICE: text(),
+  CARTESIA_MODEL: pattern(MODEL_ID, 'must be a Cartesia model id such as sonic-3.5, or a dated one such as sonic-3.5-2026-05-04'),
+  CARTESIA_LANGUAGE: text(),
+  CARTESIA_API_VERSION: text(),
+  CARTESIA_WORD_TIMESTAMPS: onOff(),
+  CARTESIA_BASE_URL: url(WEB_SCHEMES),
+} satisfies Record<CartesiaVariable, z.ZodType>;
 
 export const ENV_SCHEMA = z.object({
   // LiveKit
@@ -36,28 +59,17 @@ export const ENV_SCHEMA = z.object({
   OPENAI_LLM_MODEL: text(),
   OPENAI_STT_MODEL: text(),
   // TTS
-  TTS_PROVIDER: choice(['resemble', 'cartesia', 'local', 'cartesia-livekit'] as const),
+  TTS_PROVIDER: choice(TTS_PROVIDERS),
   TTS_SAMPLE_RATE: wholeNumber(8000, 48000, 'Hz'),
   TTS_FALLBACK: choice(['local'] as const),
-  RESEMBLE_API_KEY: text(),
-  RESEMBLE_VOICE_UUID: text(),
-  RESEMBLE_PROJECT_UUID: text(),
-  RESEMBLE_MODEL: text(),
-  RESEMBLE_BASE_URL: url(WEB_SCHEMES),
-  CARTESIA_API_KEY: text(),
-  CARTESIA_VOICE: text(),
-  CARTESIA_MODEL: pattern(MODEL_ID, 'must be a Cartesia model id such as sonic-3.5, or a dated one such as sonic-3.5-2026-05-04'),
-  CARTESIA_LANGUAGE: text(),
-  CARTESIA_API_VERSION: text(),
-  CARTESIA_WORD_TIMESTAMPS: onOff(),
-  CARTESIA_BASE_URL: url(WEB_SCHEMES),
+  ...RESEMBLE_FIELDS,
+  ...CARTESIA_FIELDS,
   LOCAL_VOICE_PORT: wholeNumber(0, 65535, 'port'),
   TTS_MAX_SOCKETS_PER_KEY: wholeNumber(1, 1000, 'sockets'),
   TTS_LEASE_SOCKET: text(),
   // Tuning
   TTS_NORMALIZE: onOff(),
-  RESEMBLE_SSML: onOff(),
-  TTS_START_BUFFER_MS: wholeNumber(0, 2000, 'milliseconds'),
+  TTS_START_BUFFER_MS: wholeNumber(0, MAX_START_BUFFER_MS, 'milliseconds'),
   CHUNK_POLICY: choice(CHUNK_POLICIES),
   ACK_MODE: choice(['off', 'early', 'always', 'slow'] as const),
   ACK_SLOW_MS: wholeNumber(0, 10_000, 'milliseconds'),

@@ -6,6 +6,7 @@
  */
 import { type APIConnectOptions, DEFAULT_API_CONNECT_OPTIONS, llm } from '@livekit/agents';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { HANGUL_CHARACTER_CLASS } from '@firstword/agents-plugin-tts/chunking';
 import { REPLAY_DEFAULTS } from './replay-defaults.js';
 
 export interface ReplayEntry {
@@ -124,7 +125,7 @@ function lastUserText(chatCtx: llm.ChatContext): string {
 
 // Roughly how hosted models cut text: English in word pieces of a few letters, Korean in one or
 // two syllables, punctuation and digits on their own, each with its leading space.
-const TOKEN = /\s*(?:[\uac00-\ud7af]{1,2}|[A-Za-z']{1,6}|\d{1,3}|\S)|\s+$/gu;
+const TOKEN = new RegExp(`\\s*(?:[${HANGUL_CHARACTER_CLASS}]{1,2}|[A-Za-z']{1,6}|\\d{1,3}|\\S)|\\s+$`, 'gu');
 
 /** Splits a reply into LLM-like tokens; joined, they give back the reply exactly. */
 export function tokenize(text: string): string[] {

@@ -1,4 +1,5 @@
 import { STAMP_LABELS } from '../latency/stamps.js';
+import { hangulBlockOf } from '@firstword/agents-plugin-tts/chunking';
 import { type DemoTurnReport as TurnReport, TYPED_TURN_STAMPS } from './turn-details.js';
 
 export interface RunInfo {
@@ -94,10 +95,19 @@ function sumGaps(turn: TurnReport): number {
   return turn.audio.gaps.reduce((a, g) => a + g.ms, 0);
 }
 
-// Hangul and other wide characters take two terminal columns.
+/** East Asian wide characters other than Hangul (CJK, kana, fullwidth forms). */
+const WIDE = /[\u2e80-\ua4cf\uf900-\ufaff\ufe30-\ufe4f\uff00-\uff60\uffe0-\uffe6]/u;
+
+// Hangul (but its halfwidth jamo) and other wide characters take two terminal columns.
+function columnsOf(ch: string): number {
+  const block = hangulBlockOf(ch.codePointAt(0)!);
+  if (block) return block === 'halfwidthJamo' ? 1 : 2;
+  return WIDE.test(ch) ? 2 : 1;
+}
+
 function displayWidth(text: string): number {
   let width = 0;
-  for (const ch of text) width += /[\u1100-\u115f\u2e80-\ua4cf\uac00-\ud7a3\uf900-\ufaff\ufe30-\ufe4f\uff00-\uff60\uffe0-\uffe6]/u.test(ch) ? 2 : 1;
+  for (const ch of text) width += columnsOf(ch);
   return width;
 }
 

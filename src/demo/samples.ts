@@ -1,4 +1,5 @@
 import type { ReplayEntry } from './replay-llm.js';
+import { containsHangul } from '@firstword/agents-plugin-tts/chunking';
 
 export interface DemoTurn {
   /** Short name used in file names and the report. */
@@ -40,11 +41,9 @@ export const SAMPLE_REPLIES: readonly ReplayEntry[] = [
   },
 ];
 
-const HANGUL = /[\uac00-\ud7af]/u;
-
 /** The replay model's answer to anything it has no reply for: plain about what it is. */
 export function replayFallback(prompt: string): string {
-  return HANGUL.test(prompt)
+  return containsHangul(prompt)
     ? '저는 미리 준비된 답변만 재생하는 데모 모델이라서, 이 질문에는 제대로 답할 수 없어요. 실제 답변을 들으려면 OPENAI_API_KEY를 설정해 주세요.'
     : "I'm the demo's replay model, so I can only play back prepared answers and can't really answer that. Set OPENAI_API_KEY to hear a real reply.";
 }

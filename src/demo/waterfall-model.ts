@@ -5,6 +5,7 @@
  * Pure, so what the picture claims can be tested without reading SVG.
  */
 import type { RunInfo } from './report-format.js';
+import { containsHangul } from '@firstword/agents-plugin-tts/chunking';
 import type { DemoTurnReport as TurnReport } from './turn-details.js';
 
 export type SpanKind = 'llm' | 'waiting' | 'pending' | 'playing' | 'ack' | 'other' | 'gap';
@@ -133,7 +134,7 @@ function span(kind: SpanKind, fromMs: number, toMs: number): Span {
 
 /** The chart font (DejaVu) has no Hangul glyphs, so Korean request text is summarized (it is in the report). */
 function labelFor(requestText: string): string {
-  if (/[\u1100-\u11ff\u3130-\u318f\uac00-\ud7af]/u.test(requestText)) return `(Korean, ${[...requestText].length} chars)`;
+  if (containsHangul(requestText)) return `(Korean, ${[...requestText].length} chars)`;
   return requestText.length > 30 ? `${requestText.slice(0, 29)}…` : requestText;
 }
 

@@ -2,12 +2,17 @@
 // request parsing with the service's BadJSON rules, and the shapes of the frames it answers with.
 import { z } from 'zod';
 import { RESEMBLE_MAX_REQUEST_CHARS } from '@firstword/agents-plugin-tts/protocol';
+import { RESEMBLE } from '@firstword/agents-plugin-tts/providers';
 
 /** Resemble's documented per-request text limit, not counting SSML tags. */
 export const MAX_TEXT_CHARS = RESEMBLE_MAX_REQUEST_CHARS;
-export const SUPPORTED_SAMPLE_RATES = [8000, 16000, 22050, 24000, 32000, 44100, 48000] as const;
-/** Used when a request leaves `sample_rate` out (the service's own default is unconfirmed). */
-export const DEFAULT_SAMPLE_RATE = 22050;
+/**
+ * Resemble's rates: the local voice stands in for Resemble and its one client is ResembleTTS, so
+ * it accepts what Resemble accepts (a rate Resemble refuses would pass here and fail in production).
+ */
+export const SUPPORTED_SAMPLE_RATES: readonly number[] = RESEMBLE.sampleRates;
+/** Used when a request leaves `sample_rate` out (the service's own default is unconfirmed): the client's default. */
+export const DEFAULT_SAMPLE_RATE = RESEMBLE.defaultSampleRate;
 
 const requestSchema = z.object({
   voice_uuid: z.string().min(1),
@@ -94,7 +99,7 @@ export function parseRequest(raw: string, nextRequestId: () => number): ParseRes
     return { ok: false, error: errorFrame('UnsupportedFormat', 400, explanation, requestId) };
   }
   const sampleRate = body.sample_rate ?? DEFAULT_SAMPLE_RATE;
-  if (!(SUPPORTED_SAMPLE_RATES as readonly number[]).includes(sampleRate)) {
+  if (!SUPPORTED_SAMPLE_RATES.includes(sampleRate)) {
     const explanation = `sample_rate must be one of ${SUPPORTED_SAMPLE_RATES.join(', ')}`;
     return { ok: false, error: errorFrame('BadJSON', 400, explanation, requestId) };
   }

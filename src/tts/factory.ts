@@ -17,9 +17,6 @@ export interface CreatedTTS {
   close(): Promise<void>;
 }
 
-/** Rate for the embedded voice: eSpeak-NG's native 22.05 kHz unless the config asks otherwise. */
-const LOCAL_DEFAULT_SAMPLE_RATE = 22050;
-
 /**
  * The worker-wide budget for this provider key, when this is a job process of a worker that runs
  * the budget service; otherwise (demo, tests) each TTS instance's own socket cap applies.
@@ -81,7 +78,8 @@ export async function createTTS(config: AppConfig): Promise<CreatedTTS> {
           apiKey: server.apiKey,
           voiceUuid: server.voiceUuid,
           baseURL: server.url,
-          sampleRate: sampleRate ?? LOCAL_DEFAULT_SAMPLE_RATE,
+          // Unset: Resemble's default rate (its descriptor), which is also eSpeak-NG's native one.
+          ...(sampleRate ? { sampleRate } : {}),
           chunking,
           speech,
           // It speaks Resemble's protocol but streams smoothly over loopback: no buffer unless asked.

@@ -8,6 +8,7 @@
  * its predicate ("제 번호는 공일공 일이삼사").
  */
 import { LIKELIHOOD, withPunctuation } from './likelihood.js';
+import { syllableIndex } from '@firstword/agents-plugin-tts/chunking';
 import { type TranscriptEnding, type TranscriptWord, type TranscriptWords, separatedAfter } from './transcript-words.js';
 
 const FILLERS = new Set([
@@ -136,8 +137,8 @@ function continuingSuffix(word: string): number | undefined {
 /** "-ㄴ데" written into the syllable before it ("한데", "간데"): the lead-in connective. */
 function endsOnNieunDe(word: string): boolean {
   if (!word.endsWith('데') || word.length < 2) return false;
-  const code = word.charCodeAt(word.length - 2) - 0xac00;
-  return code >= 0 && code < 11172 && code % 28 === 4;
+  const index = syllableIndex(word.charCodeAt(word.length - 2));
+  return index !== undefined && index % 28 === 4;
 }
 
 function hasArgumentParticle(word: string): boolean {

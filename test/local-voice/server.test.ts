@@ -45,23 +45,23 @@ describe('local voice server: speech', () => {
     expectSpeech(client.audioOf(1), 16000, KOREAN);
   });
 
-  it('voices English as speech at 24 kHz', async () => {
+  it('voices English as speech at 32 kHz', async () => {
     const client = await connect();
-    client.send(pcmRequest({ data: ENGLISH, request_id: 5, sample_rate: 24000 }));
+    client.send(pcmRequest({ data: ENGLISH, request_id: 5, sample_rate: 32000 }));
     await client.waitForTerminal(5);
-    expectSpeech(client.audioOf(5), 24000, ENGLISH);
+    expectSpeech(client.audioOf(5), 32000, ENGLISH);
   });
 
-  it('resamples: the same text lasts as long at 16 kHz as at 24 kHz', async () => {
+  it('resamples: the same text lasts as long at 16 kHz as at 32 kHz', async () => {
     const client = await connect();
     client.send(pcmRequest({ data: ENGLISH, request_id: 1, sample_rate: 16000 }));
-    client.send(pcmRequest({ data: ENGLISH, request_id: 2, sample_rate: 24000 }));
+    client.send(pcmRequest({ data: ENGLISH, request_id: 2, sample_rate: 32000 }));
     await client.waitForTerminal(2);
     const at16k = client.audioOf(1).length / 2 / 16000;
-    const at24k = client.audioOf(2).length / 2 / 24000;
+    const at32k = client.audioOf(2).length / 2 / 32000;
     // Same seconds, different sample counts: without resampling the counts would match instead.
-    expect(Math.abs(at16k - at24k)).toBeLessThan(0.05);
-    expect(client.audioOf(2).length / client.audioOf(1).length).toBeCloseTo(1.5, 1);
+    expect(Math.abs(at16k - at32k)).toBeLessThan(0.05);
+    expect(client.audioOf(2).length / client.audioOf(1).length).toBeCloseTo(2, 1);
   });
 
   it('sends 20 ms frames (only the last one may be shorter)', async () => {
@@ -147,12 +147,12 @@ describe('local voice server: protocol', () => {
 
   it('puts a WAV header on the first frame when no_audio_header is false', async () => {
     const client = await connect();
-    client.send(pcmRequest({ data: 'With a header.', request_id: 4, no_audio_header: false, sample_rate: 24000 }));
+    client.send(pcmRequest({ data: 'With a header.', request_id: 4, no_audio_header: false, sample_rate: 32000 }));
     await client.waitForTerminal(4);
     const first = client.audioOf(4);
     expect(first.toString('ascii', 0, 4)).toBe('RIFF');
     expect(first.toString('ascii', 8, 12)).toBe('WAVE');
-    expect(first.readUInt32LE(24)).toBe(24000);
+    expect(first.readUInt32LE(24)).toBe(32000);
   });
 
   it('sends binary frames in binary mode, then a JSON audio_end', async () => {

@@ -216,9 +216,10 @@ describe(`the packed plugin (${NAME}) in a project that is not this one`, () => 
       const chunking = await import('${NAME}/chunking');
       const budget = await import('${NAME}/budget');
       const protocol = await import('${NAME}/protocol');
+      const providers = await import('${NAME}/providers');
       let internal = 'reachable';
       try { await import('${NAME}/dist/driver/synthesis.js'); } catch (e) { internal = e.code; }
-      console.log(JSON.stringify({ main: Object.keys(main).sort(), chunking: Object.keys(chunking).sort(), budget: Object.keys(budget).sort(), protocol: Object.keys(protocol).sort(), internal }));
+      console.log(JSON.stringify({ main: Object.keys(main).sort(), chunking: Object.keys(chunking).sort(), budget: Object.keys(budget).sort(), protocol: Object.keys(protocol).sort(), providers: Object.keys(providers).sort(), internal }));
     `;
     const out = JSON.parse(await ok(process.execPath, ['--input-type=module', '-e', probe], { cwd: project, timeoutMs: 30_000 })) as Record<string, unknown>;
     expect(out.main).toEqual([
@@ -234,6 +235,7 @@ describe(`the packed plugin (${NAME}) in a project that is not this one`, () => 
     expect(out.budget).toEqual(['budgetKey', 'leaseServiceBudget', 'startLeaseService']);
     expect(out.protocol).toEqual(expect.arrayContaining(['CartesiaCodec', 'ResembleCodec', 'providerUrl', 'rawBytes']));
     expect(out.chunking).toEqual(expect.arrayContaining(['createChunker', 'normalizeForSpeech', 'toSsml', 'CHUNK_POLICIES']));
+    expect(out.providers).toEqual(['CARTESIA', 'MAX_START_BUFFER_MS', 'PROVIDERS', 'RESEMBLE']);
     expect(out.internal).toBe('ERR_PACKAGE_PATH_NOT_EXPORTED');
   });
 });

@@ -1,8 +1,9 @@
 /**
  * The TTS plugin's public surface (the package's `.` export): the two providers, their base class
  * and the types their options and events use. The worker's connection budget
- * (`./budget`), the wire codecs for tools that probe a provider (`./protocol`) and the chunker
- * (`./chunking`) are the other exports; everything else is internal.
+ * (`./budget`), the wire codecs for tools that probe a provider (`./protocol`), the chunker
+ * (`./chunking`) and each provider's facts (`./providers`) are the other exports; everything else
+ * is internal.
  */
 export { FirstwordTTS } from './driver/base.js';
 export { ResembleTTS, RESEMBLE_DEFAULTS, RESEMBLE_SAMPLE_RATES, type ResembleTTSOptions } from './providers/resemble/tts.js';

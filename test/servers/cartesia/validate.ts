@@ -3,12 +3,14 @@
  * Returns a normalized request or the error the real service would answer with.
  */
 import { z } from 'zod';
+import { CARTESIA } from '@firstword/agents-plugin-tts/providers';
 import type { CartesiaServerOptions } from './options.js';
 import { type ErrorSpec, type VersionFeatures, errors } from './protocol.js';
 
 export const ENCODINGS = ['pcm_s16le', 'pcm_f32le', 'pcm_mulaw', 'pcm_alaw'] as const;
 export type Encoding = (typeof ENCODINGS)[number];
-export const SAMPLE_RATES = [8000, 16000, 22050, 24000, 44100, 48000] as const;
+/** The rates the real service serves (from Cartesia's descriptor in the plugin). */
+export const SAMPLE_RATES: readonly number[] = CARTESIA.sampleRates;
 
 /** Fields that may differ between inputs of one context; every other field must stay the same. */
 const MUTABLE_FIELDS = new Set([
@@ -177,7 +179,7 @@ export function validateGeneration(
       errors.unsupportedOutputFormat(`output_format.encoding must be one of ${ENCODINGS.join(', ')}`),
     );
   }
-  if (!(SAMPLE_RATES as readonly number[]).includes(sampleRate)) {
+  if (!SAMPLE_RATES.includes(sampleRate)) {
     return fail(
       errors.unsupportedOutputFormat(
         `output_format.sample_rate must be one of ${SAMPLE_RATES.join(', ')}`,

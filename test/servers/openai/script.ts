@@ -4,6 +4,7 @@
  * `POST /_control/script` and `--script file.json` (a RegExp travels as `{regex, flags}`).
  */
 import { z } from 'zod';
+import { containsHangul } from '@firstword/agents-plugin-tts/chunking';
 import { type ReplyTrace, plainTrace, traceProblem } from './tokenize.js';
 
 export interface ScriptEntry {
@@ -24,12 +25,6 @@ export const DEFAULT_REPLIES: DefaultReplies = {
   en: 'Sure, I can help with that. Let me know if there is anything else you would like to ask.',
 };
 
-const HANGUL = /[\u1100-\u11ff\u3130-\u318f\uac00-\ud7af]/u;
-
-export function hasHangul(text: string): boolean {
-  return HANGUL.test(text);
-}
-
 export function matches(match: string | RegExp, text: string): boolean {
   if (typeof match === 'string') return text.toLowerCase().includes(match.toLowerCase());
   match.lastIndex = 0; // a /g or /y RegExp keeps state between tests
@@ -49,7 +44,7 @@ export function selectReply(
   timing: { firstTokenDelayMs: number; tokensPerSecond: number },
 ): SelectedReply {
   const scriptIndex = script.findIndex((entry) => matches(entry.match, lastUserText));
-  const reply = scriptIndex >= 0 ? script[scriptIndex]!.reply : hasHangul(lastUserText) ? defaults.ko : defaults.en;
+  const reply = scriptIndex >= 0 ? script[scriptIndex]!.reply : containsHangul(lastUserText) ? defaults.ko : defaults.en;
   return { trace: typeof reply === 'string' ? plainTrace(reply, timing) : reply, scriptIndex };
 }
 

@@ -7,6 +7,7 @@
  * once the next token's leading space arrives, as with a real model. Tokens always join back to
  * exactly the input.
  */
+import { HANGUL_CHARACTER_CLASS, containsHangul } from '@firstword/agents-plugin-tts/chunking';
 
 /** One streamed token and when it leaves, in ms after the request arrived. */
 export interface TimedToken {
@@ -19,11 +20,10 @@ export interface ReplyTrace {
   tokens: TimedToken[];
 }
 
-const PIECES = /(\s*)(\p{Script=Hangul}+|[\p{L}\p{M}']+|\p{N}+|[^\s\p{L}\p{M}\p{N}'])/gu;
-const HANGUL = /\p{Script=Hangul}/u;
+const PIECES = new RegExp(`(\\s*)([${HANGUL_CHARACTER_CLASS}]+|[\\p{L}\\p{M}']+|\\p{N}+|[^\\s\\p{L}\\p{M}\\p{N}'])`, 'gu');
 
 function pieceSize(body: string): number {
-  if (HANGUL.test(body)) return 2;
+  if (containsHangul(body)) return 2;
   if (/^\p{N}+$/u.test(body)) return 3;
   return body.length > 6 ? 4 : body.length;
 }

@@ -3,7 +3,7 @@
  * queued transcript, else the default. One FIFO for both paths, so a test scripts "what the user
  * said" without caring which path the client takes.
  */
-import { hasHangul } from './script.js';
+import { languageOf as speechLanguageOf } from '@firstword/agents-plugin-tts/chunking';
 import type { QueuedTranscript, TimedTranscript } from './speech-words.js';
 import { tokenize } from './tokenize.js';
 
@@ -31,7 +31,7 @@ export class TranscriptQueue {
 
 /** ISO 639-1 code of a transcript, for `languages: [{code}]` when `reportLanguage` is on. */
 export function languageOf(transcript: string): string {
-  return hasHangul(transcript) ? 'ko' : 'en';
+  return speechLanguageOf(transcript);
 }
 
 /** The transcript cut into `count` deltas along token boundaries (fewer if it has fewer tokens). */

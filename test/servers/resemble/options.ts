@@ -2,6 +2,7 @@
  * Knobs of the local Resemble WebSocket server (docs/providers.md A.13). Everything the real service
  * leaves UNCONFIRMED is an option here, so tests can pin the behaviour they rely on.
  */
+import { RESEMBLE } from '@firstword/agents-plugin-tts/providers';
 import type { BurstPattern } from './pacing.js';
 
 /** A fault injected into one request, chosen by `ResembleServerOptions.fault`. */
@@ -114,7 +115,7 @@ export interface ResembleServerOptions {
   connectionLimitRefusal: { kind: 'http' | 'error-frame'; status: number };
   /** Close (1000, 'idle timeout') a socket with no request in flight and no message for this long. */
   idleCloseMs?: number;
-  /** Limit on `data`, counting code points outside `<...>` tags. @defaultValue 3000 */
+  /** Limit on `data`, counting code points outside `<...>` tags. @defaultValue Resemble's limit (its descriptor's `maxRequestChars`) */
   maxChars: number;
   /** Seed of the PRNG behind odd frame cuts. @defaultValue 1 */
   seed: number;
@@ -165,7 +166,7 @@ export const RESEMBLE_SERVER_DEFAULTS: ResembleServerOptions = {
   ignoreClientClose: false,
   maxConnectionsPerKey: 20,
   connectionLimitRefusal: { kind: 'http', status: 429 },
-  maxChars: 3000,
+  maxChars: RESEMBLE.maxRequestChars,
   seed: 1,
 };
 
@@ -177,7 +178,8 @@ export const DEFAULT_ERROR_NAMES: ResembleErrorNames = {
   tooManyConnections: 'TooManyConnections',
 };
 
-export const SUPPORTED_SAMPLE_RATES = [8000, 16000, 22050, 32000, 44100, 48000] as const;
+/** The rates the real service documents (from Resemble's descriptor in the plugin). */
+export const SUPPORTED_SAMPLE_RATES: readonly number[] = RESEMBLE.sampleRates;
 export const PRECISIONS = ['PCM_16', 'PCM_24', 'PCM_32', 'MULAW'] as const;
 export type Precision = (typeof PRECISIONS)[number];
 /** Documented default precision (docs/providers.md A.3). */

@@ -130,7 +130,7 @@ export function validateRequest(
     return reject(ctx.errorNames.unsupportedFormat, 400, 'this test server only synthesizes wav', requestId);
   }
   const sampleRate = f.sample_rate ?? ctx.defaultSampleRate;
-  if (!(SUPPORTED_SAMPLE_RATES as readonly number[]).includes(sampleRate)) {
+  if (!SUPPORTED_SAMPLE_RATES.includes(sampleRate)) {
     const allowed = SUPPORTED_SAMPLE_RATES.join(', ');
     return reject(ctx.errorNames.invalidField, 400, `sample_rate must be one of ${allowed}`, requestId);
   }

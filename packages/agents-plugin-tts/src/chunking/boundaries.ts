@@ -5,11 +5,11 @@ import {
   isCloserCode,
   isDigitCode,
   isCjkLetter,
-  isHangulSyllable,
   isLatinLetter,
   isSpaceCode,
   isTerminatorCode,
 } from './chars.js';
+import { isHangulSyllable } from './speech/language.js';
 import type { BoundaryDetector, BoundaryHit, BoundaryKind, BoundaryScanner } from './types.js';
 
 /**

@@ -3,6 +3,7 @@
  * They work on UTF-16 code units (`charCodeAt`) because every hot loop here runs once per
  * character of an LLM reply; regular expressions are kept for the rare, non-hot checks.
  */
+import { isHangul } from './speech/language.js';
 
 /** Same set as the `\s` regular-expression class, so whitespace means one thing everywhere. */
 export function isSpaceCode(code: number): boolean {
@@ -23,17 +24,10 @@ export function isSpaceCode(code: number): boolean {
 
 export const LINE_FEED = 10;
 
-/** Hangul syllables (가-힣): Korean eojeol are made of these. */
-export function isHangulSyllable(code: number): boolean {
-  return code >= 0xac00 && code <= 0xd7a3;
-}
-
 /** Letters of scripts whose length limits count characters, not words (Hangul, kana, Han). */
 export function isCjkLetter(code: number): boolean {
   return (
-    (code >= 0xac00 && code <= 0xd7a3) ||
-    (code >= 0x1100 && code <= 0x11ff) ||
-    (code >= 0x3130 && code <= 0x318f) ||
+    isHangul(code) ||
     (code >= 0x3040 && code <= 0x30ff) ||
     (code >= 0x3400 && code <= 0x4dbf) ||
     (code >= 0x4e00 && code <= 0x9fff)

@@ -16,4 +16,15 @@ export { DEFAULT_CHUNKER_OPTIONS, UNIT_MAX_CHUNK_CHARS } from './options.js';
 export { DEFAULT_ABBREVIATIONS, type BoundaryDetectorOptions, createBoundaryDetector } from './boundaries.js';
 export { SpeechSanitizer, type SanitizedCharSink, sanitizeForSpeech } from './sanitize.js';
 export { normalizeForSpeech, toSsml, type SpeechOptions } from './speech/index.js';
-export { containsHangul, countHangul, isHangul } from './speech/language.js';
+export {
+  HANGUL_BLOCKS,
+  HANGUL_CHARACTER_CLASS,
+  type HangulBlock,
+  containsHangul,
+  countHangul,
+  hangulBlockOf,
+  isHangul,
+  isHangulSyllable,
+  languageOf,
+  syllableIndex,
+} from './speech/language.js';

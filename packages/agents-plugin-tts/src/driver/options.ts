@@ -28,7 +28,7 @@ export interface FirstwordTTSOptions {
   chunking: TTSChunkingOptions;
   /** The provider's endpoint; plain ws:// or http:// only to loopback unless `allowInsecure`. */
   baseURL: string;
-  /** Word timestamps → `TimedString`s on the frames (aligned transcripts). @defaultValue false */
+  /** Word timestamps → `TimedString`s on the frames (aligned transcripts). @defaultValue the provider's (its descriptor's `wordTimestamps`) */
   wordTimestamps: boolean;
   /** Audio frame length handed to LiveKit, in ms. Short frames mean earlier first audio. @defaultValue 20 */
   frameMs: number;
@@ -57,7 +57,6 @@ export interface FirstwordTTSOptions {
 
 export const FIRSTWORD_TTS_DEFAULTS = {
   chunking: {},
-  wordTimestamps: false,
   frameMs: 20,
   speech: {},
   connectTimeoutMs: 10_000,
@@ -80,21 +79,21 @@ export interface DriverOptions {
   prepareText?: (text: string) => string;
 }
 
-/** The facts about a provider that checking its options needs. */
+/** The facts about a provider that checking its options needs (a part of its descriptor). */
 export interface ProviderFacts {
   /** Shown in errors: `Resemble`, `Cartesia`. */
-  name: string;
+  readonly name: string;
   /** The variable the key falls back to, named when it is missing. */
-  keyVariable: string;
-  sampleRates: readonly number[];
+  readonly keyVariable: string;
+  readonly sampleRates: readonly number[];
 }
 
 /**
  * Checks the options every provider shares and resolves the key: absurd values fail here rather
  * than in production (0 ms frames loop forever, a NaN timeout never fires).
  */
-export function checkSharedOptions(facts: ProviderFacts, opts: FirstwordTTSOptions, keyFromEnv: string | undefined): string {
-  const apiKey = opts.apiKey ?? keyFromEnv;
+export function checkSharedOptions(facts: ProviderFacts, opts: FirstwordTTSOptions): string {
+  const apiKey = opts.apiKey ?? process.env[facts.keyVariable];
   if (!apiKey) throw new Error(`${facts.name} API key is required: pass apiKey or set ${facts.keyVariable}`);
   if (!facts.sampleRates.includes(opts.sampleRate)) {
     throw new Error(`${facts.name} sampleRate must be one of ${facts.sampleRates.join(', ')} (got ${opts.sampleRate})`);

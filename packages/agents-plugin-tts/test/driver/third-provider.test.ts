@@ -78,8 +78,8 @@ class EchoTTS extends FirstwordTTS {
   readonly label = 'test.echo.TTS';
 
   constructor(opts: Partial<FirstwordTTSOptions> = {}) {
-    const merged: FirstwordTTSOptions = { ...FIRSTWORD_TTS_DEFAULTS, sampleRate: SAMPLE_RATE, baseURL: 'ws://127.0.0.1:1', speech: false, ...opts };
-    const apiKey = checkSharedOptions({ name: 'Echo', keyVariable: 'ECHO_API_KEY', sampleRates: [SAMPLE_RATE] }, merged, undefined);
+    const merged: FirstwordTTSOptions = { ...FIRSTWORD_TTS_DEFAULTS, wordTimestamps: false, sampleRate: SAMPLE_RATE, baseURL: 'ws://127.0.0.1:1', speech: false, ...opts };
+    const apiKey = checkSharedOptions({ name: 'Echo', keyVariable: 'ECHO_API_KEY', sampleRates: [SAMPLE_RATE] }, merged);
     super(new EchoCodec(endpoint(merged, '/echo', 'ws'), apiKey), driverOptions(merged), merged.pool, { alignedTranscript: false });
   }
 }

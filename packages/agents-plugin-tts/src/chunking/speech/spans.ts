@@ -4,7 +4,7 @@
  * digit run outside them is recognised and read in its language.
  */
 import { compileAliases, findAliasSpans } from './aliases.js';
-import { containsHangul, languageAt, type SpeechLanguage } from './language.js';
+import { languageAt, languageOf as languageOfText, type SpeechLanguage } from './language.js';
 import type { NumericMatch } from './numeric-token.js';
 import { recognizeNumeric } from './patterns.js';
 import { readEnglish } from './read-english.js';
@@ -39,7 +39,7 @@ function numericSpan(match: NumericMatch, text: string, language: SpeechLanguage
 export function findSpans(text: string, options: SpeechOptions = {}): Span[] {
   const forced = options.language;
   let whole: SpeechLanguage | undefined;
-  const wholeText = (): SpeechLanguage => (whole ??= containsHangul(text) ? 'ko' : 'en');
+  const wholeText = (): SpeechLanguage => (whole ??= languageOfText(text));
   const languageOf = (start: number, end: number): SpeechLanguage => forced ?? languageAt(text, start, end, wholeText);
   const spellCodes = options.spellCodes ?? false;
 

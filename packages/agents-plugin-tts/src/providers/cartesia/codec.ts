@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { type ProviderCodec, type ProviderEvent, type SendChunk, type TrackKey, rawBytes } from '../../protocol/codec.js';
 import { openWebSocket } from '../../protocol/connect.js';
 import { createMessageParser } from '../../protocol/message-parser.js';
+import { CARTESIA } from './descriptor.js';
 
 const contextId = z.string().optional().nullable();
 const serverMessage = z.discriminatedUnion('type', [
@@ -293,7 +294,7 @@ export class CartesiaCodec implements ProviderCodec {
     const what = `${code ?? status}: ${text}`;
     const o = this.#opts;
     if (code === 'model_not_found' || code === 'model_sunsetted' || /\bmodel\b/i.test(text)) {
-      return `Cartesia does not serve model ${JSON.stringify(o.model)} (${what}): set CARTESIA_MODEL to a current model such as sonic-3.5`;
+      return `Cartesia does not serve model ${JSON.stringify(o.model)} (${what}): set CARTESIA_MODEL to a current model such as ${CARTESIA.defaultModel}`;
     }
     if (code?.startsWith('voice') || status === 404 || /\bvoice\b/i.test(text)) {
       return `Cartesia refused voice ${JSON.stringify(o.voice)} (${what}): set CARTESIA_VOICE to a voice id of this account`;

@@ -4,21 +4,23 @@ import { speakableText } from '../../driver/request-text.js';
 import { CartesiaBytesStream } from './bytes.js';
 import { CartesiaCodec } from './codec.js';
 import { FIRSTWORD_TTS_DEFAULTS, type FirstwordTTSOptions, checkSharedOptions, driverOptions, endpoint } from '../../driver/options.js';
+import { CARTESIA, type CartesiaVariable } from './descriptor.js';
 
-export const CARTESIA_SAMPLE_RATES = [8000, 16000, 22050, 24000, 44100, 48000] as const;
+/** Sample rates Cartesia serves (from its descriptor). */
+export const CARTESIA_SAMPLE_RATES = CARTESIA.sampleRates;
 
 export interface CartesiaTTSOptions extends FirstwordTTSOptions {
   /** Voice id. */
   voice: string;
-  /** A model id or a dated snapshot (`sonic-3.5-2026-05-04`). @defaultValue 'sonic-3.5' (Cartesia's recommendation) */
+  /** A model id or a dated snapshot (`sonic-3.5-2026-05-04`). @defaultValue `CARTESIA.defaultModel`, 'sonic-3.5' (Cartesia's recommendation) */
   model: string;
   /** ISO-639-1; omitted lets the model detect it. */
   language?: string;
-  /** @defaultValue 24000 */
+  /** @defaultValue `CARTESIA.defaultSampleRate`, 24000 */
   sampleRate: number;
-  /** @defaultValue '2026-03-01' */
+  /** @defaultValue `CARTESIA.defaultApiVersion` */
   apiVersion: string;
-  /** Word timestamps → `TimedString`s; heard text is exact with them. @defaultValue true (as in the official plugin) */
+  /** Word timestamps → `TimedString`s; heard text is exact with them. @defaultValue `CARTESIA.wordTimestamps`, true (as in the official plugin) */
   wordTimestamps: boolean;
   /** @defaultValue 'https://api.cartesia.ai' (WebSocket at /tts/websocket, bytes at /tts/bytes) */
   baseURL: string;
@@ -27,10 +29,10 @@ export interface CartesiaTTSOptions extends FirstwordTTSOptions {
 /** Defaults of the options a caller leaves out (also what `npm run live-check` connects with). */
 export const CARTESIA_DEFAULTS = {
   ...FIRSTWORD_TTS_DEFAULTS,
-  wordTimestamps: true,
-  model: 'sonic-3.5',
-  sampleRate: 24000,
-  apiVersion: '2026-03-01',
+  wordTimestamps: CARTESIA.wordTimestamps,
+  model: CARTESIA.defaultModel,
+  sampleRate: CARTESIA.defaultSampleRate,
+  apiVersion: CARTESIA.defaultApiVersion,
   baseURL: 'https://api.cartesia.ai',
 } satisfies Partial<CartesiaTTSOptions>;
 
@@ -43,9 +45,8 @@ export class CartesiaTTS extends FirstwordTTS {
 
   constructor(opts: Partial<CartesiaTTSOptions> = {}) {
     const merged: CartesiaTTSOptions = { ...CARTESIA_DEFAULTS, voice: '', ...opts };
-    const facts = { name: 'Cartesia', keyVariable: 'CARTESIA_API_KEY', sampleRates: CARTESIA_SAMPLE_RATES };
-    const apiKey = checkSharedOptions(facts, merged, process.env.CARTESIA_API_KEY);
-    if (!merged.voice) throw new Error('Cartesia voice id is required (CARTESIA_VOICE)');
+    const apiKey = checkSharedOptions(CARTESIA, merged);
+    if (!merged.voice) throw new Error(`Cartesia voice id is required (${'CARTESIA_VOICE' satisfies CartesiaVariable})`);
     const codec = new CartesiaCodec({
       apiKey,
       apiVersion: merged.apiVersion,

@@ -4,18 +4,10 @@ import { z } from 'zod';
 import { type ProviderCodec, type ProviderEvent, type SendChunk, type TrackKey, type TrackTiming, rawBytes } from '../../protocol/codec.js';
 import { openWebSocket } from '../../protocol/connect.js';
 import { createMessageParser } from '../../protocol/message-parser.js';
+import { RESEMBLE } from './descriptor.js';
 
 /** Resemble refuses a request whose `data` is longer than this. */
-export const RESEMBLE_MAX_REQUEST_CHARS = 3000;
-
-/**
- * Audio gathered before a stream's first frame: Resemble is reported to deliver in bursts with
- * 300-450 ms gaps (docs/provider-fidelity.md). 600 ms removes nearly all the silence such bursts
- * leave inside a reply for about 200 ms more first audio; a shorter buffer leaves holes, the next
- * step that removes more costs several times as much. `npm run bench:jitter` measures it; the
- * figures are in docs/latency.md.
- */
-export const RESEMBLE_START_BUFFER_MS = 600;
+export const RESEMBLE_MAX_REQUEST_CHARS = RESEMBLE.maxRequestChars;
 
 const timestampsSchema = z.object({
   graph_chars: z.array(z.string()),
@@ -69,7 +61,7 @@ export class ResembleCodec implements ProviderCodec {
    * for nothing. From the first burst on, every stream gets it.
    */
   get startBufferMs(): number {
-    return this.#burstsSeen ? RESEMBLE_START_BUFFER_MS : 0;
+    return this.#burstsSeen ? RESEMBLE.startBufferMs : 0;
   }
   #burstsSeen = false;
   readonly sampleRate: number;

@@ -1,16 +1,17 @@
 import { FirstwordTTS } from '../../driver/base.js';
 import { FIRSTWORD_TTS_DEFAULTS, type FirstwordTTSOptions, checkSharedOptions, driverOptions, endpoint } from '../../driver/options.js';
 import { ResembleCodec } from './codec.js';
+import { RESEMBLE, type ResembleVariable } from './descriptor.js';
 
-/** Sample rates Resemble documents for WebSocket streaming. */
-export const RESEMBLE_SAMPLE_RATES = [8000, 16000, 22050, 32000, 44100, 48000] as const;
+/** Sample rates Resemble documents for WebSocket streaming (from its descriptor). */
+export const RESEMBLE_SAMPLE_RATES = RESEMBLE.sampleRates;
 
 export interface ResembleTTSOptions extends FirstwordTTSOptions {
   voiceUuid: string;
   projectUuid?: string;
   /** e.g. 'chatterbox', 'chatterbox-turbo'; omitted lets the voice pick. */
   model?: string;
-  /** @defaultValue 22050 (use 16000 for telephony) */
+  /** @defaultValue `RESEMBLE.defaultSampleRate`, 22050 (use 16000 for telephony) */
   sampleRate: number;
   /** @defaultValue 'wss://websocket.cluster.resemble.ai' (the adapter appends /stream) */
   baseURL: string;
@@ -25,7 +26,8 @@ export interface ResembleTTSOptions extends FirstwordTTSOptions {
 /** Defaults of the options a caller leaves out (also what `npm run live-check` connects with). */
 export const RESEMBLE_DEFAULTS = {
   ...FIRSTWORD_TTS_DEFAULTS,
-  sampleRate: 22050,
+  wordTimestamps: RESEMBLE.wordTimestamps,
+  sampleRate: RESEMBLE.defaultSampleRate,
   baseURL: 'wss://websocket.cluster.resemble.ai',
   binaryResponse: false,
   maxInFlight: 4,
@@ -39,9 +41,8 @@ export class ResembleTTS extends FirstwordTTS {
 
   constructor(opts: Partial<ResembleTTSOptions> = {}) {
     const merged: ResembleTTSOptions = { ...RESEMBLE_DEFAULTS, voiceUuid: '', ...opts };
-    const facts = { name: 'Resemble', keyVariable: 'RESEMBLE_API_KEY', sampleRates: RESEMBLE_SAMPLE_RATES };
-    const apiKey = checkSharedOptions(facts, merged, process.env.RESEMBLE_API_KEY);
-    if (!merged.voiceUuid) throw new Error('Resemble voiceUuid is required (RESEMBLE_VOICE_UUID)');
+    const apiKey = checkSharedOptions(RESEMBLE, merged);
+    if (!merged.voiceUuid) throw new Error(`Resemble voiceUuid is required (${'RESEMBLE_VOICE_UUID' satisfies ResembleVariable})`);
     if (!Number.isInteger(merged.maxInFlight) || merged.maxInFlight < 1) {
       throw new Error(`Resemble maxInFlight must be a positive integer (got ${merged.maxInFlight})`);
     }
