@@ -1,9 +1,9 @@
 import { createTimedString, log, type TimedString, type tts } from '@livekit/agents';
 import { AudioFrame } from '@livekit/rtc-node';
 import type { TrackTiming } from '../protocol/codec.js';
-import { PcmFrameSplitter } from '../pcm/pcm-frames.js';
-import { Pcm16Reassembler } from '../pcm/pcm.js';
-import { RateConverter } from '../pcm/rate-converter.js';
+import { PcmFramer } from '../pcm/framer.js';
+import { Pcm16Reassembler, pcmBytes, pcmSamples } from '../pcm/pcm.js';
+import { PcmResampler } from '../pcm/resample.js';
 import { StartBuffer } from './start-buffer.js';
 import { now } from './timeline.js';
 import type { Segment, Track } from './track.js';
@@ -28,7 +28,7 @@ interface PlayState {
   placed: boolean;
   reassembler: Pcm16Reassembler;
   /** Only once the provider streamed at another rate than asked: to the asked rate. */
-  converter: RateConverter | undefined;
+  converter: PcmResampler | undefined;
   /** The rate the provider last said this track's audio is at. */
   inputRate: number;
   /** Audio that arrived before it was the track's turn to play. */
@@ -66,7 +66,7 @@ export class OrderedPlayout {
   #segmentPlayed = new Map<Segment, number>();
   #head = 0;
   #sampleRate: number;
-  #bytes: PcmFrameSplitter;
+  #bytes: PcmFramer;
   #hooks: PlayoutHooks;
   #start: StartBuffer;
   #held: tts.SynthesizedAudio | undefined;
@@ -78,7 +78,7 @@ export class OrderedPlayout {
    */
   constructor(sampleRate: number, frameSamples: number, hooks: PlayoutHooks, opts: { startBufferMs?: number } = {}) {
     this.#sampleRate = sampleRate;
-    this.#bytes = new PcmFrameSplitter(sampleRate, 1, frameSamples);
+    this.#bytes = new PcmFramer(sampleRate, 1, frameSamples);
     this.#hooks = hooks;
     this.#start = new StartBuffer(opts.startBufferMs ?? 0, (audio) => hooks.put(audio));
   }
@@ -157,7 +157,7 @@ export class OrderedPlayout {
     const state = this.#stateOf(track);
     let tail = this.#converted(state, state.reassembler.end());
     if (state.converter) {
-      tail = Buffer.concat([tail, state.converter.flush()]);
+      tail = Buffer.concat([tail, ...state.converter.flush().map(pcmBytes)]);
       state.converter = undefined;
     }
     if (tail.length) this.#acceptSamples(track, tail);
@@ -220,8 +220,9 @@ export class OrderedPlayout {
   /** Whole samples at the track's input rate → at the TTS's rate. */
   #converted(state: PlayState, pcm: Buffer): Buffer {
     if (state.inputRate === this.#sampleRate && !state.converter) return pcm;
-    state.converter ??= new RateConverter(this.#sampleRate);
-    return state.converter.push(pcm, state.inputRate);
+    state.converter ??= new PcmResampler(this.#sampleRate);
+    const blocks = state.converter.push(pcmSamples(pcm), state.inputRate).map(pcmBytes);
+    return blocks.length === 1 ? blocks[0]! : Buffer.concat(blocks);
   }
 
   #stateOf(track: Track): PlayState {

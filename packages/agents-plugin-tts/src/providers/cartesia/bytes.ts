@@ -1,7 +1,7 @@
 import { APIConnectionError, type APIConnectOptions, DEFAULT_API_CONNECT_OPTIONS, shortuuid, tts } from '@livekit/agents';
 import { AudioFrame } from '@livekit/rtc-node';
 import { handshakeError } from '../../protocol/connect.js';
-import { PcmFrameSplitter } from '../../pcm/pcm-frames.js';
+import { PcmFramer } from '../../pcm/framer.js';
 import { Pcm16Reassembler } from '../../pcm/pcm.js';
 
 export interface BytesRequest {
@@ -60,7 +60,7 @@ export class CartesiaBytesStream extends tts.ChunkedStream {
       throw handshakeError({ provider: 'Cartesia', keyEnvName: 'CARTESIA_API_KEY', headers }, res.status, await res.text().catch(() => ''));
     }
     const requestId = shortuuid('fwbytes_');
-    const bytes = new PcmFrameSplitter(this.#sampleRate, 1, this.#samplesPerFrame);
+    const bytes = new PcmFramer(this.#sampleRate, 1, this.#samplesPerFrame);
     const pcm = new Pcm16Reassembler();
     // A retry after a broken body re-synthesizes the text: skip what an earlier attempt delivered.
     let skip = this.#delivered;
