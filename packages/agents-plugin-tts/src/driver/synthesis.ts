@@ -4,6 +4,7 @@ import { type Chunk, type Chunker, createChunker } from '../chunking/index.js';
 import { type PacedChunker, createPacedChunker } from '../pacing/paced-chunker.js';
 import type { ProviderCodec, ProviderEvent, TrackKey } from '../protocol/codec.js';
 import type { DriverOptions } from './options.js';
+import { AudioSink, audioSinkOptions } from './audio-sink.js';
 import { OrderedPlayout } from './playout.js';
 import type { SocketPool } from '../transport/pool.js';
 import { requestPieces } from './request-text.js';
@@ -88,9 +89,8 @@ export class Synthesis implements TrackOwner {
       (text) => p.codec.canOpenTrack?.(text) ?? true,
     );
     const rate = p.codec.sampleRate;
-    const startBufferMs = p.opts.startBufferMs ?? p.codec.startBufferMs ?? 0;
-    this.#playout = new OrderedPlayout(rate, Math.round((rate * p.opts.frameMs) / 1000), {
-      put: (audio) => this.#put(audio),
+    const sink = new AudioSink(audioSinkOptions(p.codec, p.opts), (audio) => this.#put(audio));
+    this.#playout = new OrderedPlayout(sink, {
       trackDone: (track, startSample, endSample) =>
         this.#timeline.emit('track_done', {
           streamId: this.id,
@@ -103,7 +103,7 @@ export class Synthesis implements TrackOwner {
           at: now(),
         }),
       deliveryGap: (gapMs) => p.codec.noteDeliveryGap?.(gapMs),
-    }, { startBufferMs });
+    });
     this.#open = this.#newSegment();
   }
 

@@ -7,6 +7,7 @@ import type { tts } from '@livekit/agents';
 import { AudioFrame } from '@livekit/rtc-node';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { FirstwordTTS } from '../../src/driver/base.js';
+import { AudioSink } from '../../src/driver/audio-sink.js';
 import { OrderedPlayout } from '../../src/driver/playout.js';
 import { StartBuffer } from '../../src/driver/start-buffer.js';
 import { type Segment, TrackBook } from '../../src/driver/track.js';
@@ -72,7 +73,8 @@ describe('StartBuffer', () => {
 describe('OrderedPlayout with a start buffer', () => {
   it('holds the first frames of the stream, not those after the buffer opened', () => {
     const put: tts.SynthesizedAudio[] = [];
-    const playout = new OrderedPlayout(RATE, 320, { put: (a) => put.push(a), trackDone: () => {} }, { startBufferMs: 60 });
+    const sink = new AudioSink({ sampleRate: RATE, frameMs: (320 * 1000) / RATE, startBufferMs: 60 }, (a) => put.push(a));
+    const playout = new OrderedPlayout(sink, { trackDone: () => {} });
     const book = new TrackBook(((n) => () => String(++n))(0));
     const segment: Segment = { id: 's', tracks: [], closed: false, heldOpener: '' };
     const track = book.create(segment, true);
