@@ -89,7 +89,7 @@ export class Synthesis implements TrackOwner {
       (text) => p.codec.canOpenTrack?.(text) ?? true,
     );
     const rate = p.codec.sampleRate;
-    const sink = new AudioSink(audioSinkOptions(p.codec, p.opts), (audio) => this.#put(audio));
+    const sink = new AudioSink(audioSinkOptions(p.codec, p.opts), this.#put);
     this.#playout = new OrderedPlayout(sink, {
       trackDone: (track, startSample, endSample) =>
         this.#timeline.emit('track_done', {
@@ -363,7 +363,8 @@ export class Synthesis implements TrackOwner {
 
   // ---- output and lifecycle ------------------------------------------------------------------
 
-  #put(audio: tts.SynthesizedAudio): void {
+  /** The sink's output, in play order (a bound field: the start buffer calls it directly). */
+  readonly #put = (audio: tts.SynthesizedAudio): void => {
     if (this.#signal.aborted) return;
     if (!this.#firstFrameEmitted) {
       this.#firstFrameEmitted = true;
@@ -372,7 +373,7 @@ export class Synthesis implements TrackOwner {
       this.#timeline.emit('first_frame', { streamId: this.id, segmentId: audio.segmentId, at });
     }
     this.#sink.put(audio);
-  }
+  };
 
   #complete(): boolean {
     return this.#inputDone && this.#playout.done && this.#segments.every((s) => s.closed);
