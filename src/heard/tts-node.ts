@@ -24,7 +24,7 @@ export function trackedTtsNode(
   // As the default node does, just before stream() snapshots it.
   engine._setExpressive(activity._resolveExpressiveOptions() !== undefined);
   const stream = engine.stream({ connOptions: activity.agentSession.connOptions.ttsConnOptions });
-  tracker.follow(stream.id, engine.timeline);
+  tracker.follow(stream.timeline);
   tracker.onStop = () => stream.close();
 
   const recorded = text.pipeThrough(

@@ -1,5 +1,4 @@
-import { APIConnectionError, APIError, log, shortuuid, type tts } from '@livekit/agents';
-import type { EventEmitter } from 'node:events';
+import { APIConnectionError, APIError, log, type tts } from '@livekit/agents';
 import { type Chunk, type Chunker, createChunker } from '../chunking/index.js';
 import { type PacedChunker, createPacedChunker } from '../pacing/paced-chunker.js';
 import type { ProviderCodec, ProviderEvent, TrackKey } from '../protocol/codec.js';
@@ -9,7 +8,7 @@ import { OrderedPlayout } from './playout.js';
 import type { SocketPool } from '../transport/pool.js';
 import { requestPieces } from './request-text.js';
 import type { ProviderSocket, TrackOwner } from '../transport/socket.js';
-import { type TimelineEvents, now } from './timeline.js';
+import { type StreamTimeline, now } from './timeline.js';
 import { type Segment, type Track, TrackBook } from './track.js';
 
 const MAX_IDLE_REPLACEMENTS = 3;
@@ -33,7 +32,8 @@ export interface SynthesisParams {
   codec: ProviderCodec;
   pool: SocketPool;
   opts: DriverOptions;
-  timeline: EventEmitter<TimelineEvents>;
+  /** This stream's own events (its id is the stream's). */
+  timeline: StreamTimeline;
   sink: SynthesisSink;
   /** The stream's interruption: audio stops at once, stale tracks are abandoned, the socket kept. */
   signal: AbortSignal;
@@ -47,11 +47,11 @@ export interface SynthesisParams {
  * send next and whether the stream is complete.
  */
 export class Synthesis implements TrackOwner {
-  readonly id = shortuuid('fw_');
+  readonly id: string;
   #codec: ProviderCodec;
   #pool: SocketPool;
   #opts: DriverOptions;
-  #timeline: EventEmitter<TimelineEvents>;
+  #timeline: StreamTimeline;
   #sink: SynthesisSink;
   #signal: AbortSignal;
   #chunker: Chunker;
@@ -73,6 +73,7 @@ export class Synthesis implements TrackOwner {
     this.#pool = p.pool;
     this.#opts = p.opts;
     this.#timeline = p.timeline;
+    this.id = p.timeline.streamId;
     this.#sink = p.sink;
     this.#signal = p.signal;
     const pacing = p.opts.pacing;

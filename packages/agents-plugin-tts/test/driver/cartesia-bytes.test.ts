@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { CartesiaTTS } from '../../src/index.js';
 import type { CartesiaServer } from '../../../../test/servers/cartesia-server.js';
-import { type ProviderFixture, collect, fixtures } from './harness.js';
+import { type ProviderFixture, collect, fixtures, everyStream } from './harness.js';
 
 // synthesize() on Cartesia goes to /tts/bytes, but its audio takes the path stream()'s does:
 // the same sink (frames, start buffer, a `final` last frame), the same timeline and retries.
@@ -41,7 +41,7 @@ describe('cartesia synthesize() over /tts/bytes, through the driver`s audio sink
     fx = await fixtures.cartesia({ frameBytes: 320, fault: once({ kind: 'error-event', statusCode: 500 }) } as Record<string, unknown>);
     engine = fx.make() as CartesiaTTS;
     const retries: { retryable: boolean }[] = [];
-    engine.timeline.on('retry', (e) => retries.push(e));
+    everyStream(engine).on('retry', (e) => retries.push(e));
     const out = await collect(engine.synthesize(TEXT, conn));
     expect(server().httpRequests).toHaveLength(2);
     expect(retries.map((r) => r.retryable)).toEqual([true]);
@@ -53,7 +53,7 @@ describe('cartesia synthesize() over /tts/bytes, through the driver`s audio sink
     fx = await fixtures.cartesia({ frameBytes: 320, fault: once({ kind: 'terminate', afterBytes: 3200 }) } as Record<string, unknown>);
     engine = fx.make() as CartesiaTTS;
     const retries: string[] = [];
-    engine.timeline.on('retry', (e) => retries.push(e.error));
+    everyStream(engine).on('retry', (e) => retries.push(e.error));
     const out = await collect(engine.synthesize(TEXT, conn));
     expect(server().httpRequests).toHaveLength(2);
     expect(retries).toHaveLength(1);
@@ -101,7 +101,7 @@ describe('cartesia synthesize() over /tts/bytes, through the driver`s audio sink
     fx = await fixtures.cartesia();
     engine = fx.make() as CartesiaTTS;
     const seen: [string, string][] = [];
-    for (const name of ['sent', 'first_byte', 'first_frame'] as const) engine.timeline.on(name, (e: { streamId: string }) => seen.push([name, e.streamId]));
+    for (const name of ['sent', 'first_byte', 'first_frame'] as const) everyStream(engine).on(name, (e: { streamId: string }) => seen.push([name, e.streamId]));
     await collect(engine.synthesize(TEXT, conn));
     expect(seen.map(([n]) => n)).toEqual(['sent', 'first_byte', 'first_frame']);
     expect(new Set(seen.map(([, id]) => id)).size).toBe(1);

@@ -12,7 +12,7 @@ import { OrderedPlayout } from '../../src/driver/playout.js';
 import { StartBuffer } from '../../src/driver/start-buffer.js';
 import { type Segment, TrackBook } from '../../src/driver/track.js';
 import { samplesForText } from '../../../../test/servers/audio-tag.js';
-import { type ProviderFixture, collect, fixtures, heardTags, recordSent, speak, tokens } from './harness.js';
+import { type ProviderFixture, collect, fixtures, heardTags, recordSent, speak, tokens, everyStream } from './harness.js';
 
 const RATE = 16000;
 const frameOf = (ms: number, i: number, final = false): tts.SynthesizedAudio => ({
@@ -117,7 +117,7 @@ describe.each(['resemble', 'cartesia'] as const)('%s with a start buffer', (name
     fx = await fixtures[name]({ realTimeFactor: 1, frameBytes: 640 } as Record<string, unknown>);
     engine = fx.make({ startBufferMs: 2000 });
     const firstBytes: string[] = [];
-    engine.timeline.on('first_byte', (e) => firstBytes.push(e.streamId));
+    everyStream(engine).on('first_byte', (e) => firstBytes.push(e.streamId));
     const stream = engine.stream();
     speak(stream, tokens('This reply is interrupted before its buffer fills.'));
     while (firstBytes.length === 0) await new Promise((r) => setTimeout(r, 5));

@@ -1,9 +1,8 @@
 import { APIConnectionError, APIError, type APIConnectOptions, DEFAULT_API_CONNECT_OPTIONS, shortuuid, tts } from '@livekit/agents';
 import { AudioFrame } from '@livekit/rtc-node';
-import type { EventEmitter } from 'node:events';
 import { handshakeError } from '../../protocol/connect.js';
 import { AudioSink, type AudioSinkOptions } from '../../driver/audio-sink.js';
-import { type TimelineEvents, now } from '../../driver/timeline.js';
+import { type StreamTimeline, now } from '../../driver/timeline.js';
 
 export interface BytesRequest {
   url: string;
@@ -23,10 +22,11 @@ export interface BytesRequest {
  */
 export class CartesiaBytesStream extends tts.ChunkedStream {
   readonly label = 'firstword.cartesia.ChunkedStream';
-  readonly id = shortuuid('fw_');
+  readonly id: string;
+  /** This stream's events. */
+  readonly timeline: StreamTimeline;
   #request: BytesRequest | undefined;
   #timeoutMs: number;
-  #timeline: EventEmitter<TimelineEvents>;
   #sink: AudioSink;
   /** Samples framed by earlier attempts (kept across the base class's retries). */
   #framed = 0;
@@ -37,13 +37,14 @@ export class CartesiaBytesStream extends tts.ChunkedStream {
     text: string,
     owner: tts.TTS,
     request: BytesRequest | undefined,
-    parts: { sink: AudioSinkOptions; timeline: EventEmitter<TimelineEvents> },
+    parts: { sink: AudioSinkOptions; timeline: StreamTimeline },
     connOptions?: APIConnectOptions,
     abortSignal?: AbortSignal,
   ) {
     super(text, owner, connOptions, abortSignal);
     this.#request = request;
-    this.#timeline = parts.timeline;
+    this.timeline = parts.timeline;
+    this.id = parts.timeline.streamId;
     this.#timeoutMs = connOptions?.timeoutMs ?? DEFAULT_API_CONNECT_OPTIONS.timeoutMs;
     this.#sink = new AudioSink(parts.sink, (audio) => this.#deliver(audio));
     this.abortSignal.addEventListener('abort', () => this.#sink.drop(), { once: true });
@@ -56,7 +57,7 @@ export class CartesiaBytesStream extends tts.ChunkedStream {
     } catch (err) {
       if (this.abortSignal.aborted) return;
       const error = err instanceof APIError ? err : new APIConnectionError({ message: String(err) });
-      this.#timeline.emit('retry', { streamId: this.id, at: now(), error: error.message, retryable: error.retryable });
+      this.timeline.emit('retry', { streamId: this.id, at: now(), error: error.message, retryable: error.retryable });
       throw error;
     }
     if (this.abortSignal.aborted) return;
@@ -75,7 +76,7 @@ export class CartesiaBytesStream extends tts.ChunkedStream {
       timer = setTimeout(() => silence.abort(), this.#timeoutMs);
     };
     const requestId = shortuuid('fwbytes_');
-    this.#timeline.emit('sent', { streamId: this.id, segmentId: this.id, track: requestId, text, at: now() });
+    this.timeline.emit('sent', { streamId: this.id, segmentId: this.id, track: requestId, text, at: now() });
     let res: Response;
     try {
       res = await fetch(url, { ...init, signal: AbortSignal.any([this.abortSignal, silence.signal]) });
@@ -105,7 +106,7 @@ export class CartesiaBytesStream extends tts.ChunkedStream {
       for await (const part of res.body as unknown as AsyncIterable<Uint8Array>) {
         heard();
         if (this.abortSignal.aborted) return;
-        if (first) this.#timeline.emit('first_byte', { streamId: this.id, segmentId: this.id, track: requestId, at: now() });
+        if (first) this.timeline.emit('first_byte', { streamId: this.id, segmentId: this.id, track: requestId, at: now() });
         first = false;
         play(input.push(Buffer.from(part)));
       }
@@ -136,7 +137,7 @@ export class CartesiaBytesStream extends tts.ChunkedStream {
     if (this.abortSignal.aborted || this.queue.closed) return;
     if (this.#firstFrame) {
       this.#firstFrame = false;
-      this.#timeline.emit('first_frame', { streamId: this.id, segmentId: audio.segmentId, at: now() });
+      this.timeline.emit('first_frame', { streamId: this.id, segmentId: audio.segmentId, at: now() });
     }
     this.queue.put(audio);
   }

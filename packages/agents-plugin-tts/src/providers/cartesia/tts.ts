@@ -76,7 +76,8 @@ export class CartesiaTTS extends FirstwordTTS {
   override synthesize(text: string, connOptions?: APIConnectOptions, abortSignal?: AbortSignal): tts.ChunkedStream {
     const transcript = requestPieces(text, Infinity, this.#driver.prepareText).join(' ');
     const request = transcript ? { ...this.#codec.bytesRequest(transcript), text: transcript } : undefined;
-    const parts = { sink: audioSinkOptions(this.#codec, this.#driver), timeline: this.timeline };
-    return new CartesiaBytesStream(text, this, request, parts, connOptions, abortSignal);
+    const timeline = this.newTimeline();
+    const parts = { sink: audioSinkOptions(this.#codec, this.#driver), timeline };
+    return this.announce(new CartesiaBytesStream(text, this, request, parts, connOptions, abortSignal), timeline);
   }
 }
