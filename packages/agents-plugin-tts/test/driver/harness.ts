@@ -1,9 +1,9 @@
 import { initializeLogger, type tts } from '@livekit/agents';
+import { EventEmitter } from 'node:events';
 import { tts as ttsNs } from '@livekit/agents';
 import { CartesiaTTS, type CartesiaTTSOptions, ResembleTTS, type ResembleTTSOptions } from '../../src/index.js';
 import type { FirstwordTTS } from '../../src/driver/base.js';
 import type { TimelineEvents } from '../../src/driver/timeline.js';
-import { EventEmitter } from 'node:events';
 import { type CartesiaServer, startCartesiaServer, type CartesiaServerOptions } from '../../../../test/servers/cartesia-server.js';
 import { type ResembleServer, startResembleServer, type ResembleServerOptions } from '../../../../test/servers/resemble-server.js';
 import { tagForText } from '../../../../test/servers/audio-tag.js';
