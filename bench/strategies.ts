@@ -117,18 +117,10 @@ class FirstwordStrategy implements Strategy {
 
   async speak(trace: Trace, t0: number, options: SpeakOptions = {}): Promise<TurnOutcome> {
     const stream = this.#engine.stream();
-    const timeline = this.#engine.timeline;
     let pacing: PacingReport | undefined;
-    const onPacing = (e: { streamId: string; report: PacingReport }) => {
-      if (e.streamId === stream.id) pacing = e.report;
-    };
-    timeline.on('pacing', onPacing);
-    try {
-      const outcome = await drive(stream, trace, t0, this.#setup.turnTimeoutMs, options);
-      return pacing ? { ...outcome, pacing } : outcome;
-    } finally {
-      timeline.off('pacing', onPacing);
-    }
+    stream.timeline.on('pacing', (e) => (pacing = e.report));
+    const outcome = await drive(stream, trace, t0, this.#setup.turnTimeoutMs, options);
+    return pacing ? { ...outcome, pacing } : outcome;
   }
 
   close(): Promise<void> {

@@ -10,9 +10,9 @@
  */
 import { type voice, voice as voiceNs } from '@livekit/agents';
 import type { AudioFrame } from '@livekit/rtc-node';
+import { resampleClip } from '@firstword/agents-plugin-tts/pcm';
 import { EventEmitter } from 'node:events';
 import { fromEpoch, now } from '../latency/clock.js';
-import { resampleFrames } from './resample-frames.js';
 
 export interface AckPlayback {
   /** When the acknowledgement's first frame played (timeline clock); unset if it never did. */
@@ -94,7 +94,7 @@ export class AckOutput extends voiceNs.AudioOutput {
     const rate = this.#next.sampleRate;
     if (rate === undefined) return frames;
     let converted = this.#atOutputRate.get(frames);
-    if (!converted) this.#atOutputRate.set(frames, (converted = resampleFrames(frames, rate)));
+    if (!converted) this.#atOutputRate.set(frames, (converted = resampleClip(frames, rate)));
     return converted;
   }
 

@@ -109,7 +109,7 @@ export async function runDemo(opts: DemoRunOptions): Promise<DemoRunResult> {
     // The worker's budget, as its job entry attaches it (no metrics endpoint here to push to).
     const config = { ...opts.config, metrics: { ...opts.config.metrics, port: undefined } };
     const job = attachJobTurnBudget(session, { agent, tts: voiceOut.tts, config, logger: opts.turnLog ?? false });
-    const details = new TurnDetails(agent, voiceOut.tts instanceof FirstwordTTS ? voiceOut.tts.timeline : undefined);
+    const details = new TurnDetails(agent, voiceOut.tts instanceof FirstwordTTS ? voiceOut.tts : undefined);
     cleanups.unshift(() => details.dispose(), () => job.close());
     await withTimeout(session.start({ agent }), 15_000, 'the session to start');
 

@@ -51,7 +51,7 @@ export async function runSpokenTurns(opts: SpokenDemoOptions): Promise<{ turns: 
   if (library && (ackMode === 'always' || ackMode === 'slow')) {
     attachAcknowledgement(spoken.session, { agent: spoken.agent, library, mode: ackMode, slowMs: config.ack.slowMs });
   }
-  const details = new TurnDetails(spoken.agent, opts.tts instanceof FirstwordTTS ? opts.tts.timeline : undefined);
+  const details = new TurnDetails(spoken.agent, opts.tts instanceof FirstwordTTS ? opts.tts : undefined);
   const turns: DemoTurnReport[] = [];
   const heard: RecordedSegment[][] = [];
   try {

@@ -8,7 +8,7 @@ import type { EventEmitter } from 'node:events';
 import type { RecordedSegment } from '../audio/recording-output.js';
 import type { StampName, TurnReport } from '../latency/stamps.js';
 import { observeAgentTurns } from '../latency/turn-signals.js';
-import type { TimelineEvents } from '@firstword/agents-plugin-tts';
+import type { FirstwordTTS, TimelineEvents } from '@firstword/agents-plugin-tts';
 
 type Payload<K extends keyof TimelineEvents> = TimelineEvents[K][0];
 
@@ -106,21 +106,28 @@ export class TurnDetails {
   readonly #tokens = new Map<number, { at: number; text: string }[]>();
   readonly #llmDone = new Map<number, number>();
   readonly #streams = new Map<string, NonNullable<TurnEvents['tts']>>();
-  readonly #timeline: EventEmitter<TimelineEvents> | undefined;
+  readonly #observed: boolean;
   readonly #detach: Array<() => void> = [];
 
-  constructor(agent: voice.Agent, timeline: EventEmitter<TimelineEvents> | undefined) {
-    this.#timeline = timeline;
+  /** `tts` undefined: a TTS without stream timelines, whose stamps and rows cannot be observed. */
+  constructor(agent: voice.Agent, tts: Pick<FirstwordTTS, 'onStream'> | undefined) {
+    this.#observed = tts !== undefined;
     const signals = observeAgentTurns(agent);
     this.#listen(signals, 'llm_text', (generation, token) => this.#push(this.#tokens, generation.id, token));
     this.#listen(signals, 'llm_end', (generation) => {
       if (generation.endedAt !== undefined) this.#llmDone.set(generation.id, generation.endedAt);
     });
-    if (timeline) {
-      this.#listen(timeline, 'chunk', (ev) => this.#stream(ev.streamId).chunks.push(ev));
-      this.#listen(timeline, 'sent', (ev) => this.#stream(ev.streamId).sent.push(ev));
-      this.#listen(timeline, 'first_byte', (ev) => this.#stream(ev.streamId).firstBytes.push(ev));
-      this.#listen(timeline, 'track_done', (ev) => this.#stream(ev.streamId).tracksDone.push(ev));
+    if (tts) {
+      // Each stream's events go to its own record, kept under its id for the report to find.
+      const stop = tts.onStream((_, timeline) => {
+        const events = this.#stream(timeline.streamId);
+        // Listeners on the stream's own timeline go when the stream does: nothing to detach.
+        timeline.on('chunk', (ev) => events.chunks.push(ev));
+        timeline.on('sent', (ev) => events.sent.push(ev));
+        timeline.on('first_byte', (ev) => events.firstBytes.push(ev));
+        timeline.on('track_done', (ev) => events.tracksDone.push(ev));
+      });
+      this.#detach.push(stop);
     }
   }
 
@@ -131,7 +138,7 @@ export class TurnDetails {
     return {
       tokens: id === undefined ? [] : (this.#tokens.get(id) ?? []),
       llmDoneAt: id === undefined ? undefined : this.#llmDone.get(id),
-      tts: this.#timeline ? (report.streamId === undefined ? empty : (this.#streams.get(report.streamId) ?? empty)) : undefined,
+      tts: this.#observed ? (report.streamId === undefined ? empty : (this.#streams.get(report.streamId) ?? empty)) : undefined,
     };
   }
 

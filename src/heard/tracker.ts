@@ -4,9 +4,8 @@
  * sits in the segment, and the provider's word timings.
  */
 import type { TimedString, tts } from '@livekit/agents';
-import type { EventEmitter } from 'node:events';
 import type { Chunk } from '@firstword/agents-plugin-tts/chunking';
-import type { TimelineEvents } from '@firstword/agents-plugin-tts';
+import type { StreamTimeline, TimelineEvents } from '@firstword/agents-plugin-tts';
 import { type Heard, heardPrefix, measuredCharsPerSecond, type VoicedSpan, type WordTiming } from './heard-prefix.js';
 import { hangulShare } from './text.js';
 
@@ -17,7 +16,6 @@ type TrackDoneEvent = TimelineEvents['track_done'][0];
 export class ReplyTracker {
   readonly sampleRate: number;
   #reply = '';
-  #streamId: string | undefined;
   #segmentId: string | undefined;
   #chunks: Chunk[] = [];
   /** Tracks whose audio is complete, in play order. */
@@ -25,9 +23,9 @@ export class ReplyTracker {
   #covered = 0;
   #timings: WordTiming[] = [];
   #emittedSamples = 0;
-  #timeline: EventEmitter<TimelineEvents> | undefined;
+  #timeline: StreamTimeline | undefined;
   /** Where the heard decision is reported; kept after the stream is over (playback ends later). */
-  #reportTo: EventEmitter<TimelineEvents> | undefined;
+  #reportTo: StreamTimeline | undefined;
   #onStop: (() => void) | undefined;
 
   constructor(sampleRate: number) {
@@ -48,9 +46,8 @@ export class ReplyTracker {
     return this.#emittedSamples;
   }
 
-  /** Listens to the driver's timeline for this stream's chunks and finished tracks. */
-  follow(streamId: string, timeline: EventEmitter<TimelineEvents>): void {
-    this.#streamId = streamId;
+  /** Listens to the stream's own timeline for its chunks and finished tracks. */
+  follow(timeline: StreamTimeline): void {
     this.#timeline = timeline;
     this.#reportTo = timeline;
     timeline.on('chunk', this.#onChunk);
@@ -66,8 +63,8 @@ export class ReplyTracker {
 
   /** Puts the heard decision of an interrupted reply on the timeline this tracker followed. */
   reportHeard(heard: Heard, playbackPosition: number): void {
-    if (this.#streamId === undefined) return;
-    this.#reportTo?.emit('heard', { streamId: this.#streamId, ...heard, playbackPosition, at: performance.now() });
+    const timeline = this.#reportTo;
+    timeline?.emit('heard', { streamId: timeline.streamId, ...heard, playbackPosition, at: performance.now() });
   }
 
   appendReply(delta: string): void {
@@ -131,12 +128,12 @@ export class ReplyTracker {
   }
 
   #onChunk = (ev: ChunkEvent): void => {
-    if (ev.streamId !== this.#streamId || !this.#sameSegment(ev.segmentId)) return;
+    if (!this.#sameSegment(ev.segmentId)) return;
     this.#chunks.push(ev.chunk);
   };
 
   #onTrackDone = (ev: TrackDoneEvent): void => {
-    if (ev.streamId !== this.#streamId || !this.#sameSegment(ev.segmentId)) return;
+    if (!this.#sameSegment(ev.segmentId)) return;
     const previous = this.#done[this.#done.length - 1];
     if (ev.chunks.length === 0 && previous) {
       // The rest of a chunk split at the provider's length limit: it extends the chunk's audio.

@@ -2,8 +2,8 @@
  * The agent's TTS node for a firstword TTS, with a {@link ReplyTracker} watching the stream.
  *
  * It is the framework's default `ttsNode` (agents 1.9, `Agent.default.ttsNode`) for a streaming
- * TTS, plus three things the default cannot give us: the driver stream's id (to pick this stream's
- * chunk and track events off the shared timeline), the reply text exactly as the stream received
+ * TTS, plus three things the default cannot give us: the driver stream's timeline (this stream's
+ * chunk and track events, and no other stream's), the reply text exactly as the stream received
  * it (chunk offsets point into it), and the per-frame word timings before they are folded into
  * frame userdata. Keeping the default's shape keeps its behaviour: timed transcripts are still
  * attached to frames for the framework's own transcription sync.
@@ -24,7 +24,7 @@ export function trackedTtsNode(
   // As the default node does, just before stream() snapshots it.
   engine._setExpressive(activity._resolveExpressiveOptions() !== undefined);
   const stream = engine.stream({ connOptions: activity.agentSession.connOptions.ttsConnOptions });
-  tracker.follow(stream.id, engine.timeline);
+  tracker.follow(stream.timeline);
   tracker.onStop = () => stream.close();
 
   const recorded = text.pipeThrough(

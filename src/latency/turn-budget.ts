@@ -16,9 +16,8 @@
  *   one at or after the reply's first TTS frame.
  */
 import { log, type metrics, type tts, voice } from '@livekit/agents';
-import type { EventEmitter as TypedEmitter } from 'node:events';
 import { EventEmitter } from 'node:events';
-import { type TimelineEvents } from '@firstword/agents-plugin-tts';
+import type { StreamObserver, StreamTimeline } from '@firstword/agents-plugin-tts';
 import { fromEpoch, now } from './clock.js';
 import { type AckSummary, type LiveKitTurnMetrics, type TurnReport, type TurnStamps, buildTurnReport } from './stamps.js';
 import type { MediaPath } from './media-path.js';
@@ -69,18 +68,19 @@ interface OpenTurn {
   closed: boolean;
 }
 
-interface Timeline {
-  timeline: TypedEmitter<TimelineEvents>;
+/** A TTS that hands over each stream's timeline (ours, `FirstwordTTS`). */
+interface StreamTimelines {
+  onStream(observer: StreamObserver): () => void;
 }
 
-function hasTimeline(value: unknown): value is Timeline {
-  return typeof value === 'object' && value !== null && 'timeline' in value && value.timeline instanceof EventEmitter;
+function hasStreamTimelines(value: unknown): value is StreamTimelines {
+  return typeof value === 'object' && value !== null && 'onStream' in value && typeof value.onStream === 'function';
 }
 
 export class TurnBudget extends EventEmitter<TurnBudgetEvents> {
   readonly #session: voice.AgentSession;
   readonly #opts: TurnBudgetOptions;
-  readonly #timeline: TypedEmitter<TimelineEvents> | undefined;
+  readonly #timelines: StreamTimelines | undefined;
   readonly #reports: TurnReport[] = [];
   readonly #handles = new Map<string, { handle: voice.SpeechHandle; createdAt: number }>();
   readonly #detach: Array<() => void> = [];
@@ -104,7 +104,7 @@ export class TurnBudget extends EventEmitter<TurnBudgetEvents> {
     super();
     this.#session = session;
     this.#opts = opts;
-    this.#timeline = hasTimeline(opts.tts) ? opts.tts.timeline : undefined;
+    this.#timelines = hasStreamTimelines(opts.tts) ? opts.tts : undefined;
     this.#listen();
   }
 
@@ -160,24 +160,27 @@ export class TurnBudget extends EventEmitter<TurnBudgetEvents> {
     this.#on(this.#session, E.MetricsCollected, (ev: voice.MetricsCollectedEvent) => this.#onMetrics(ev.metrics));
     this.#on(this.#session, E.Close, () => this.close());
 
-    const timeline = this.#timeline;
-    if (timeline) {
-      this.#on(timeline, 'chunk', (ev: TimelineEvents['chunk'][0]) => {
-        const turn = this.#turn;
-        if (!turn?.generation || turn.streamId !== undefined || ev.index !== 0) return;
-        if (ev.at < turn.generation.requestedAt) return;
-        turn.streamId = ev.streamId;
-        turn.stamps.ttsFirstChunk = ev.at;
-      });
-      this.#on(timeline, 'sent', (ev: TimelineEvents['sent'][0]) => this.#stampStream(ev.streamId, 'ttsFirstSend', ev.at));
-      this.#on(timeline, 'first_byte', (ev: TimelineEvents['first_byte'][0]) => this.#stampStream(ev.streamId, 'ttsFirstByte', ev.at));
-      this.#on(timeline, 'first_frame', (ev: TimelineEvents['first_frame'][0]) => this.#stampStream(ev.streamId, 'ttsFirstFrame', ev.at));
-    }
+    if (this.#timelines) this.#detach.push(this.#timelines.onStream((_, timeline) => this.#watchStream(timeline)));
   }
 
-  #stampStream(streamId: string, name: 'ttsFirstSend' | 'ttsFirstByte' | 'ttsFirstFrame', at: number): void {
-    const turn = this.#turn;
-    if (turn && turn.streamId === streamId && turn.stamps[name] === undefined) turn.stamps[name] = at;
+  /**
+   * A new TTS stream: the open turn's reply if its first chunk comes while the turn waits for one.
+   * From then on its own send, first byte and first frame are the turn's stamps.
+   */
+  #watchStream(timeline: StreamTimeline): void {
+    timeline.on('chunk', (ev) => {
+      const turn = this.#turn;
+      if (!turn?.generation || turn.streamId !== undefined || ev.index !== 0) return;
+      if (ev.at < turn.generation.requestedAt) return;
+      turn.streamId = timeline.streamId;
+      turn.stamps.ttsFirstChunk = ev.at;
+      const stamp = (name: 'ttsFirstSend' | 'ttsFirstByte' | 'ttsFirstFrame', at: number) => {
+        if (this.#turn === turn && turn.stamps[name] === undefined) turn.stamps[name] = at;
+      };
+      timeline.on('sent', (e) => stamp('ttsFirstSend', e.at));
+      timeline.on('first_byte', (e) => stamp('ttsFirstByte', e.at));
+      timeline.on('first_frame', (e) => stamp('ttsFirstFrame', e.at));
+    });
   }
 
   #startTurn(ev: UserTurnCompleted): void {
@@ -288,7 +291,7 @@ export class TurnBudget extends EventEmitter<TurnBudgetEvents> {
     }
     if (stamps.playbackStarted !== undefined) return;
     // Without a TTS timeline the reply's first frame is unknown: the next start after the ack is it.
-    if (this.#timeline && stamps.ttsFirstFrame === undefined) return;
+    if (this.#timelines && stamps.ttsFirstFrame === undefined) return;
     // A sink's Date.now() is whole milliseconds: never before the frame it plays existed.
     stamps.playbackStarted = Math.max(at, stamps.ttsFirstFrame ?? -Infinity);
   }

@@ -1,6 +1,6 @@
+import { PcmFramer, PcmResampler, pcmBytes } from '@firstword/agents-plugin-tts/pcm';
 import WebSocket from 'ws';
 import { pickLanguage } from './language.js';
-import { PcmFramer } from './pcm-framer.js';
 import { type ErrorFrame, type SynthesisRequest, errorFrame, parseRequest, stripMarkup } from './protocol.js';
 import type { EspeakSynthesizer } from './synthesizer.js';
 import { wavHeader } from './wav.js';
@@ -59,29 +59,32 @@ export class VoiceConnection {
   }
 
   async #voice(request: SynthesisRequest): Promise<void> {
-    const framer = new PcmFramer({
-      inputRate: this.#synthesizer.sampleRate,
-      outputRate: request.sampleRate,
-      frameMs: this.#frameMs,
-    });
+    // eSpeak's irregular blocks (about 95 ms at 22.05 kHz) → frames of frameMs at the asked rate.
+    const inputRate = this.#synthesizer.sampleRate;
+    const resampler = new PcmResampler(request.sampleRate);
+    const framer = PcmFramer.ofDuration(request.sampleRate, this.#frameMs);
     let headerPending = request.withHeader;
-    const send = (frames: Buffer[]) => {
+    const send = (blocks: Int16Array[], last = false) => {
+      const frames = blocks.flatMap((block) => framer.write(block));
+      if (last) frames.push(...framer.flush());
       for (const frame of frames) {
-        const bytes = headerPending ? Buffer.concat([wavHeader(request.sampleRate, 'streaming'), frame]) : frame;
+        const pcm = pcmBytes(frame.data.subarray(0, frame.samplesPerChannel));
+        const bytes = headerPending ? Buffer.concat([wavHeader(request.sampleRate, 'streaming'), pcm]) : pcm;
         headerPending = false;
         this.#sendAudio(request, bytes);
       }
     };
     try {
       const text = stripMarkup(request.text);
-      await this.#synthesizer.synthesize(text, pickLanguage(text), { onAudio: (samples) => send(framer.push(samples)) }, this.#closed.signal);
-      send(framer.end());
+      const onAudio = (samples: Int16Array) => send(resampler.push(samples, inputRate));
+      await this.#synthesizer.synthesize(text, pickLanguage(text), { onAudio }, this.#closed.signal);
+      send(resampler.flush(), true);
       this.#sendJson({ type: 'audio_end', request_id: request.requestId });
     } catch (error) {
       const explanation = error instanceof Error ? error.message : String(error);
       this.#sendJson(errorFrame('SynthesisFailed', 500, explanation, request.requestId));
     } finally {
-      framer.close();
+      resampler.close();
     }
   }
 

@@ -5,7 +5,7 @@
  * turn can start at the caller's real end of speech rather than at a detector's guess of it.
  */
 import { AudioFrame, AudioResamplerQuality } from '@livekit/rtc-node';
-import { resampleFrames } from '../audio/resample-frames.js';
+import { resampleClip } from '@firstword/agents-plugin-tts/pcm';
 import type { EspeakSynthesizer } from '../local-voice/synthesizer.js';
 
 export type SpokenLanguage = 'ko' | 'en';
@@ -102,7 +102,7 @@ async function speak(synth: EspeakSynthesizer, text: string, language: SpokenLan
   await synth.synthesize(text, language === 'ko' ? 'ko' : 'en-us', {
     onAudio: (block) => void made.push(new AudioFrame(block, synth.sampleRate, 1, block.length)),
   });
-  const blocks = resampleFrames(made, sampleRate, AudioResamplerQuality.HIGH).map((f) => f.data.subarray(0, f.samplesPerChannel));
+  const blocks = resampleClip(made, sampleRate, AudioResamplerQuality.HIGH).map((f) => f.data.subarray(0, f.samplesPerChannel));
   const all = new Int16Array(blocks.reduce((n, b) => n + b.length, 0));
   let offset = 0;
   for (const block of blocks) {

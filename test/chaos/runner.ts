@@ -12,6 +12,7 @@ import { randomDeltas, randomReply } from './replies.js';
 import { type Expectation, type FaultPlan, type Scenario, type ScenarioWeights, type TurnPlan, planTurn } from './scenarios.js';
 import type { ChaosKnobs, ChaosServer, FaultHook } from './servers.js';
 import { startTurn, type TurnOutput } from './turn.js';
+import { everyStream } from '../../packages/agents-plugin-tts/test/driver/harness.js';
 
 export interface ChaosEngineOptions {
   sampleRate: number;
@@ -88,7 +89,7 @@ export class ChaosRun {
     this.options = options;
     this.engine = makeEngine(server, options);
     this.#sent = new Map();
-    this.engine.timeline.on('sent', (e) => {
+    everyStream(this.engine).on('sent', (e) => {
       const list = this.#sent.get(e.streamId);
       if (list) list.push(e.text);
       else this.#sent.set(e.streamId, [e.text]);

@@ -5,7 +5,7 @@
 import { initializeLogger } from '@livekit/agents';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { FirstwordTTS } from '@firstword/agents-plugin-tts';
-import { type ProviderFixture, collect, fixtures, heardTags, recordSent, sleep } from '../../packages/agents-plugin-tts/test/driver/harness.js';
+import { type ProviderFixture, collect, everyStream, fixtures, heardTags, recordSent, sleep } from '../../packages/agents-plugin-tts/test/driver/harness.js';
 import { checkComplete, expectedRuns, heardRuns } from './checks.js';
 import { samplesForText } from '../servers/audio-tag.js';
 
@@ -28,7 +28,7 @@ describe.each(['resemble', 'cartesia'] as const)('%s watchdog', (name) => {
     fx = await fixtures[name]({ msPerChar: 1, ...server });
     engine = fx.make({ pool: { inactivityTimeoutMs: WATCHDOG_MS, backoffBaseMs: 5 } });
     const retries: Array<{ at: number; error: string }> = [];
-    engine.timeline.on('retry', (e) => retries.push({ at: performance.now(), error: e.error }));
+    everyStream(engine).on('retry', (e) => retries.push({ at: performance.now(), error: e.error }));
     const errors: unknown[] = [];
     engine.on('error', (e) => errors.push(e.error));
     return { retries, errors, sent: recordSent(engine) };

@@ -9,9 +9,10 @@ import { HeardTextAgent } from '../../src/heard/index.js';
 import { createAssistant, createSession } from '../../src/session.js';
 import { FirstwordTTS } from '@firstword/agents-plugin-tts';
 import type { TimelineEvents } from '@firstword/agents-plugin-tts';
+import type { EventEmitter } from 'node:events';
 import { samplesForText } from '../servers/audio-tag.js';
 import { nextEvent, withTimeout } from '../helpers/async.js';
-import { type ProviderFixture, fixtures, heardTags } from '../../packages/agents-plugin-tts/test/driver/harness.js';
+import { type ProviderFixture, everyStream, fixtures, heardTags } from '../../packages/agents-plugin-tts/test/driver/harness.js';
 
 export const SAMPLE_RATE = 16_000;
 
@@ -36,6 +37,9 @@ export interface HeardSession {
   close(): Promise<void>;
 }
 
+/** Every stream's events of each session's TTS, seen from the session's start. */
+const eventsOf = new WeakMap<FirstwordTTS, EventEmitter<TimelineEvents>>();
+
 export async function startHeardSession(opts: HeardSessionOptions): Promise<HeardSession> {
   const fx = await fixtures[opts.provider]({
     msPerChar: opts.msPerChar,
@@ -44,7 +48,9 @@ export async function startHeardSession(opts: HeardSessionOptions): Promise<Hear
   });
   const engine = fx.make({ wordTimestamps: opts.timestamps, sampleRate: SAMPLE_RATE });
   const sent = new Map<string, string[]>();
-  engine.timeline.on('sent', (e) => sent.set(e.streamId, [...(sent.get(e.streamId) ?? []), e.text]));
+  const events = everyStream(engine);
+  eventsOf.set(engine, events);
+  events.on('sent', (e) => sent.set(e.streamId, [...(sent.get(e.streamId) ?? []), e.text]));
   const session = createSession(
     { stt: new stt.testing.FakeSTT(), llm: new voice.testing.FakeLLM(opts.responses), tts: engine },
   );
@@ -85,7 +91,9 @@ export function nextHeardDecision(session: voice.AgentSession): Promise<HeardDec
   if (!(session.currentAgent instanceof HeardTextAgent)) throw new Error('the session does not run a HeardTextAgent');
   const engine = session.tts;
   if (!(engine instanceof FirstwordTTS)) throw new Error('the session does not speak with a FirstwordTTS');
-  return nextEvent<TimelineEvents['heard'][0]>(engine.timeline, 'heard').then(({ text, end, source, playbackPosition }) => ({
+  const events = eventsOf.get(engine);
+  if (!events) throw new Error('the session was not started by startHeardSession');
+  return nextEvent<TimelineEvents['heard'][0]>(events, 'heard').then(({ text, end, source, playbackPosition }) => ({
     heard: { text, end, source },
     playbackPosition,
   }));

@@ -1,11 +1,10 @@
 /** The stream helpers of src/heard: ending on interruption, timed words respelled, the tracker. */
 import { voice } from '@livekit/agents';
-import { EventEmitter } from 'node:events';
 import { ReadableStream } from 'node:stream/web';
 import { describe, expect, it } from 'vitest';
 import { type Chunk, createChunker } from '@firstword/agents-plugin-tts/chunking';
 import { type Interruptible, ReplyTracker, respellTimedWords, untilInterrupted } from '../../src/heard/index.js';
-import type { TimelineEvents } from '@firstword/agents-plugin-tts';
+import { StreamTimeline } from '@firstword/agents-plugin-tts';
 import { withTimeout } from '../helpers/async.js';
 
 class FakeSpeech implements Interruptible {
@@ -75,9 +74,9 @@ function chunksOf(reply: string): Chunk[] {
 }
 
 /** A tracker that has seen `reply` and its chunks on stream `s1`, as the TTS node would. */
-function trackerFor(reply: string, timeline = new EventEmitter<TimelineEvents>()): ReplyTracker {
+function trackerFor(reply: string, timeline = new StreamTimeline('s1')): ReplyTracker {
   const tracker = new ReplyTracker(1000);
-  tracker.follow('s1', timeline);
+  tracker.follow(timeline);
   tracker.appendReply(reply);
   chunksOf(reply).forEach((chunk, index) => timeline.emit('chunk', { streamId: 's1', segmentId: 's1_0', index, chunk, at: 0 }));
   return tracker;
@@ -119,14 +118,15 @@ describe('respellTimedWords', () => {
 
 describe('ReplyTracker', () => {
   it("builds spans from its own stream's finished tracks and one open span for the rest", () => {
-    const timeline = new EventEmitter<TimelineEvents>();
+    const timeline = new StreamTimeline('s1');
+    const other = new StreamTimeline('other');
     const reply = 'First sentence is here. Second one follows now. Third closes it.';
     const tracker = trackerFor(reply, timeline);
     const chunks = tracker.chunks;
     expect(chunks.length).toBeGreaterThanOrEqual(3);
     const done = (streamId: string, c: Chunk[], startSample: number, endSample: number) =>
-      timeline.emit('track_done', { streamId, segmentId: `${streamId}_0`, track: 't', chunks: c, startSample, endSample, sampleRate: 1000, at: 0 });
-    done('other', [chunks[0]!], 0, 999); // another stream's track is ignored
+      (streamId === 's1' ? timeline : other).emit('track_done', { streamId, segmentId: `${streamId}_0`, track: 't', chunks: c, startSample, endSample, sampleRate: 1000, at: 0 });
+    done('other', [chunks[0]!], 0, 999); // another stream's track, on its own timeline, never reaches it
     done('s1', [chunks[0]!], 0, 100);
     done('s1', [], 100, 150); // the rest of a chunk split at the provider's limit
     const spans = tracker.spans();

@@ -6,7 +6,7 @@
  * Cartesia fake's `pcm_mulaw`.
  */
 import { AudioFrame } from '@livekit/rtc-node';
-import { resampleFrames } from '../../src/audio/resample-frames.js';
+import { resampleClip } from '@firstword/agents-plugin-tts/pcm';
 import { linearToMulaw, mulawToLinear } from '../../scripts/sip-call/g711.js';
 
 export { linearToMulaw, mulawToLinear };
@@ -15,7 +15,7 @@ export const TELEPHONE_RATE = 8000;
 
 /** Speech as a PCMU call carries it: resampled to 8 kHz, µ-law encoded and decoded. */
 export function telephoneBand(samples: Int16Array, sampleRate: number): Int16Array {
-  const frames = resampleFrames([new AudioFrame(samples, sampleRate, 1, samples.length)], TELEPHONE_RATE);
+  const frames = resampleClip([new AudioFrame(samples, sampleRate, 1, samples.length)], TELEPHONE_RATE);
   const narrow = new Int16Array(frames.reduce((n, f) => n + f.samplesPerChannel, 0));
   let offset = 0;
   for (const frame of frames) {

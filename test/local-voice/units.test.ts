@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import { pickLanguage } from '../../src/local-voice/language.js';
-import { PcmFramer } from '../../src/local-voice/pcm-framer.js';
 import { countedLength, parseRequest } from '../../src/local-voice/protocol.js';
 import { decodeWav, encodeWav } from '../../src/local-voice/wav.js';
 
@@ -40,28 +39,6 @@ describe('parseRequest', () => {
       const result = parseRequest(JSON.stringify({ ...valid, request_id: requestId }), ids());
       expect(result.ok).toBe(false);
     }
-  });
-});
-
-describe('PcmFramer', () => {
-  const ramp = (n: number) => Int16Array.from({ length: n }, (_, i) => (i % 200) * 50 - 5000);
-
-  it('cuts fixed-size frames without resampling when rates match', () => {
-    const framer = new PcmFramer({ inputRate: 16000, outputRate: 16000, frameMs: 20 });
-    const input = ramp(1000);
-    const frames = [...framer.push(input.subarray(0, 333)), ...framer.push(input.subarray(333)), ...framer.end()];
-    expect(frames.map((f) => f.length)).toEqual([640, 640, 640, 80]);
-    const joined = Buffer.concat(frames);
-    expect(Array.from({ length: 1000 }, (_, i) => joined.readInt16LE(i * 2))).toEqual(Array.from(input));
-  });
-
-  it('keeps the duration when converting 22.05 kHz to 48 kHz', () => {
-    const framer = new PcmFramer({ inputRate: 22050, outputRate: 48000, frameMs: 40 });
-    const frames = [...framer.push(ramp(22050)), ...framer.end()];
-    const seconds = Buffer.concat(frames).length / 2 / 48000;
-    expect(seconds).toBeGreaterThan(0.97);
-    expect(seconds).toBeLessThan(1.03);
-    expect(frames.slice(0, -1).every((f) => f.length === 48000 * 0.04 * 2)).toBe(true);
   });
 });
 

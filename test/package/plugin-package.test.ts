@@ -88,7 +88,7 @@ const output = new Recorder();
 session.output.audio = output;
 await session.start({ agent: new voice.Agent({ instructions: 'be brief' }) });
 const firstFrames = [];
-tts.timeline.on('first_frame', (ev) => firstFrames.push(ev.streamId));
+tts.onStream((_, timeline) => timeline.on('first_frame', (ev) => firstFrames.push(ev.streamId)));
 const handle = session.generateReply({ userInput: 'When do you open?' });
 await handle.waitForPlayout();
 await session.close();
@@ -217,9 +217,10 @@ describe(`the packed plugin (${NAME}) in a project that is not this one`, () => 
       const budget = await import('${NAME}/budget');
       const protocol = await import('${NAME}/protocol');
       const providers = await import('${NAME}/providers');
+      const pcm = await import('${NAME}/pcm');
       let internal = 'reachable';
       try { await import('${NAME}/dist/driver/synthesis.js'); } catch (e) { internal = e.code; }
-      console.log(JSON.stringify({ main: Object.keys(main).sort(), chunking: Object.keys(chunking).sort(), budget: Object.keys(budget).sort(), protocol: Object.keys(protocol).sort(), providers: Object.keys(providers).sort(), internal }));
+      console.log(JSON.stringify({ main: Object.keys(main).sort(), chunking: Object.keys(chunking).sort(), budget: Object.keys(budget).sort(), protocol: Object.keys(protocol).sort(), providers: Object.keys(providers).sort(), pcm: Object.keys(pcm).sort(), internal }));
     `;
     const out = JSON.parse(await ok(process.execPath, ['--input-type=module', '-e', probe], { cwd: project, timeoutMs: 30_000 })) as Record<string, unknown>;
     expect(out.main).toEqual([
@@ -231,7 +232,9 @@ describe(`the packed plugin (${NAME}) in a project that is not this one`, () => 
       'RESEMBLE_DEFAULTS',
       'RESEMBLE_SAMPLE_RATES',
       'ResembleTTS',
+      'StreamTimeline',
     ]);
+    expect(out.pcm).toEqual(expect.arrayContaining(['PcmFramer', 'PcmResampler', 'resampleClip']));
     expect(out.budget).toEqual(['budgetKey', 'leaseServiceBudget', 'startLeaseService']);
     expect(out.protocol).toEqual(expect.arrayContaining(['CartesiaCodec', 'ResembleCodec', 'providerUrl', 'rawBytes']));
     expect(out.chunking).toEqual(expect.arrayContaining(['createChunker', 'normalizeForSpeech', 'toSsml', 'CHUNK_POLICIES']));

@@ -13,6 +13,6 @@ export type { PoolStats } from './transport/pool.js';
 export type { SocketPoolOptions } from './transport/pool-options.js';
 export type { ConnectionBudget, ConnectionLease } from './budget/connection-budget.js';
 export type { DriverStream } from './driver/stream.js';
-export type { TimelineEvents } from './driver/timeline.js';
+export { StreamTimeline, type StreamObserver, type TimelineEvents } from './driver/timeline.js';
 export { DEFAULT_PACING_OPTIONS, type PacingEstimates, type PacingOptions, type PacingPriors, type PacingSettings } from './pacing/pacing-estimates.js';
 export type { FirstRelease, PacingReport } from './pacing/pacer.js';

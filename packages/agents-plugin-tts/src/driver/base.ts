@@ -1,23 +1,22 @@
-import { type APIConnectOptions, tts } from '@livekit/agents';
-import { EventEmitter } from 'node:events';
+import { type APIConnectOptions, shortuuid, tts } from '@livekit/agents';
 import { PacingEstimates } from '../pacing/pacing-estimates.js';
-import { observeTimeline } from './timeline-observer.js';
+import { observeStream } from './timeline-observer.js';
 import { type ProviderCodec, pacingShape } from '../protocol/codec.js';
 import type { ConnectionBudget } from '../budget/connection-budget.js';
 import type { DriverOptions } from './options.js';
 import { type PoolStats, SocketPool } from '../transport/pool.js';
 import type { SocketPoolOptions } from '../transport/pool-options.js';
 import { DriverStream } from './stream.js';
-import type { TimelineEvents } from './timeline.js';
+import { type StreamObserver, StreamTimeline } from './timeline.js';
 import { WholeTextStream } from './whole-text-stream.js';
 
 /**
- * What every firstword provider shares: one persistent socket pool, one stream driver, one
- * timeline of what happened. A provider subclass only supplies its codec and options.
+ * What every firstword provider shares: one persistent socket pool, one stream driver, and for
+ * each stream a timeline of what happened to it. A provider subclass only supplies its codec and
+ * options.
  */
 export abstract class FirstwordTTS extends tts.TTS {
-  /** Chunk / send / first byte / first frame / interruption events, for budgets and charts. */
-  readonly timeline = new EventEmitter<TimelineEvents>();
+  readonly #observers = new Set<StreamObserver>();
   #codec: ProviderCodec;
   #pool: SocketPool;
   #driver: DriverOptions;
@@ -34,11 +33,10 @@ export abstract class FirstwordTTS extends tts.TTS {
     this.#codec = codec;
     this.#driver = driver;
     this.#pool = new SocketPool(codec, pool, budget);
-    this.timeline.setMaxListeners(100);
     const { pacing, policy = 'asymmetric' } = driver.chunking;
     if (pacing !== false && policy === 'asymmetric') {
       const estimates = new PacingEstimates(pacing);
-      observeTimeline(estimates, this.timeline);
+      this.onStream((_, timeline) => observeStream(estimates, timeline));
       this.#pacing = { shape: pacingShape(codec), estimates };
     }
   }
@@ -61,9 +59,31 @@ export abstract class FirstwordTTS extends tts.TTS {
     return this.#pool.prewarm();
   }
 
+  /**
+   * Calls `observer` with each stream this TTS makes from now on and that stream's own timeline
+   * (chunk / send / first byte / first frame / track / interruption / retry events, for budgets,
+   * heard text and charts), before the stream's first event. Returns the way to stop.
+   */
+  onStream(observer: StreamObserver): () => void {
+    this.#observers.add(observer);
+    return () => this.#observers.delete(observer);
+  }
+
+  /** A new stream's timeline. */
+  protected newTimeline(): StreamTimeline {
+    return new StreamTimeline(shortuuid('fw_'));
+  }
+
+  /** Tells every observer of `stream` and its timeline; returns the stream. */
+  protected announce<S extends tts.SynthesizeStream | tts.ChunkedStream>(stream: S, timeline: StreamTimeline): S {
+    for (const observer of this.#observers) observer(stream, timeline);
+    return stream;
+  }
+
   stream(options?: { connOptions?: APIConnectOptions }): DriverStream {
     const driver = this.#pacing ? { ...this.#driver, pacing: this.#pacing } : this.#driver;
-    return new DriverStream(this, this.#codec, this.#pool, driver, this.timeline, options?.connOptions);
+    const timeline = this.newTimeline();
+    return this.announce(new DriverStream(this, this.#codec, this.#pool, driver, timeline, options?.connOptions), timeline);
   }
 
   /**
@@ -72,12 +92,14 @@ export abstract class FirstwordTTS extends tts.TTS {
    */
   unitStream(connOptions?: APIConnectOptions): DriverStream {
     const driver = { ...this.#driver, chunking: { ...this.#driver.chunking, policy: 'unit' as const } };
-    return new DriverStream(this, this.#codec, this.#pool, driver, this.timeline, connOptions);
+    const timeline = this.newTimeline();
+    return this.announce(new DriverStream(this, this.#codec, this.#pool, driver, timeline, connOptions), timeline);
   }
 
   synthesize(text: string, connOptions?: APIConnectOptions, abortSignal?: AbortSignal): tts.ChunkedStream {
-    const parts = { codec: this.#codec, pool: this.#pool, opts: this.#driver, timeline: this.timeline };
-    return new WholeTextStream(text, this, parts, connOptions, abortSignal);
+    const timeline = this.newTimeline();
+    const parts = { codec: this.#codec, pool: this.#pool, opts: this.#driver, timeline };
+    return this.announce(new WholeTextStream(text, this, parts, connOptions, abortSignal), timeline);
   }
 
   override async close(): Promise<void> {

@@ -1,10 +1,7 @@
 import { createTimedString, log, type TimedString, type tts } from '@livekit/agents';
 import { AudioFrame } from '@livekit/rtc-node';
 import type { TrackTiming } from '../protocol/codec.js';
-import { PcmFrameSplitter } from '../pcm/pcm-frames.js';
-import { Pcm16Reassembler } from '../pcm/pcm.js';
-import { RateConverter } from '../pcm/rate-converter.js';
-import { StartBuffer } from './start-buffer.js';
+import type { AudioInput, AudioSink } from './audio-sink.js';
 import { now } from './timeline.js';
 import type { Segment, Track } from './track.js';
 
@@ -26,9 +23,8 @@ interface PlayState {
   /** Sample offset of this track within its segment, fixed when it starts playing (kept across retries). */
   segmentOffset: number;
   placed: boolean;
-  reassembler: Pcm16Reassembler;
-  /** Only once the provider streamed at another rate than asked: to the asked rate. */
-  converter: RateConverter | undefined;
+  /** The track's bytes → whole samples at the stream's rate. */
+  input: AudioInput;
   /** The rate the provider last said this track's audio is at. */
   inputRate: number;
   /** Audio that arrived before it was the track's turn to play. */
@@ -37,8 +33,6 @@ interface PlayState {
 }
 
 export interface PlayoutHooks {
-  /** A frame is ready for the stream's queue (in play order). */
-  put(audio: tts.SynthesizedAudio): void;
   /** A track finished playing: where its audio sits in its segment. */
   trackDone(track: Track, startSample: number, endSample: number): void;
   /**
@@ -66,21 +60,16 @@ export class OrderedPlayout {
   #segmentPlayed = new Map<Segment, number>();
   #head = 0;
   #sampleRate: number;
-  #bytes: PcmFrameSplitter;
+  #sink: AudioSink;
   #hooks: PlayoutHooks;
-  #start: StartBuffer;
   #held: tts.SynthesizedAudio | undefined;
   #carryTimed: TimedString[] = [];
 
-  /**
-   * `startBufferMs`: audio to gather before the stream's first frame goes out (see StartBuffer);
-   * 0 sends each frame as soon as it is whole.
-   */
-  constructor(sampleRate: number, frameSamples: number, hooks: PlayoutHooks, opts: { startBufferMs?: number } = {}) {
-    this.#sampleRate = sampleRate;
-    this.#bytes = new PcmFrameSplitter(sampleRate, 1, frameSamples);
+  /** `sink`: the stream's reassembly, rate conversion, framing and start buffer. */
+  constructor(sink: AudioSink, hooks: PlayoutHooks) {
+    this.#sampleRate = sink.sampleRate;
+    this.#sink = sink;
     this.#hooks = hooks;
-    this.#start = new StartBuffer(opts.startBufferMs ?? 0, (audio) => hooks.put(audio));
   }
 
   /** Index in `order` of the track now playing (`order.length` when all have played). */
@@ -103,8 +92,7 @@ export class OrderedPlayout {
       keyStart: 0,
       segmentOffset: 0,
       placed: false,
-      reassembler: new Pcm16Reassembler(),
-      converter: undefined,
+      input: this.#sink.input(),
       inputRate: this.#sampleRate,
       pending: [],
       pendingTimings: [],
@@ -122,7 +110,7 @@ export class OrderedPlayout {
     if (state.lastAudioAt !== undefined && at - state.lastAudioAt >= DELIVERY_GAP_MS) this.#hooks.deliveryGap?.(at - state.lastAudioAt);
     state.lastAudioAt = at;
     state.inputRate = sampleRate;
-    const pcm = this.#converted(state, state.reassembler.push(bytes));
+    const pcm = state.input.push(bytes, sampleRate);
     if (pcm.length) this.#acceptSamples(track, pcm);
   }
 
@@ -146,23 +134,18 @@ export class OrderedPlayout {
    */
   continued(track: Track): void {
     const state = this.#stateOf(track);
-    const tail = state.reassembler.end();
+    const tail = state.input.nextKey(state.inputRate);
     if (tail.length) this.#acceptSamples(track, tail);
-    state.reassembler = new Pcm16Reassembler();
     state.keyStart = state.received;
   }
 
   /** The provider finished `track`: play on as far as the order allows. */
   ended(track: Track): void {
     const state = this.#stateOf(track);
-    let tail = this.#converted(state, state.reassembler.end());
-    if (state.converter) {
-      tail = Buffer.concat([tail, state.converter.flush()]);
-      state.converter = undefined;
-    }
+    const tail = state.input.end(state.inputRate);
     if (tail.length) this.#acceptSamples(track, tail);
-    if (state.reassembler.droppedBytes) {
-      log().debug({ track: track.key, bytes: state.reassembler.droppedBytes }, 'dropped a dangling PCM byte');
+    if (state.input.droppedBytes) {
+      log().debug({ track: track.key, bytes: state.input.droppedBytes }, 'dropped a dangling PCM byte');
     }
     state.ended = true;
     this.#advance();
@@ -178,9 +161,7 @@ export class OrderedPlayout {
     state.retriedAfterSamples = state.played;
     state.received = 0;
     state.keyStart = 0;
-    state.reassembler = new Pcm16Reassembler();
-    state.converter?.close();
-    state.converter = undefined;
+    state.input.reset();
     state.pending = [];
     state.pendingTimings = [];
   }
@@ -196,32 +177,22 @@ export class OrderedPlayout {
     this.#closeConverters();
     if (this.#held) {
       this.#held.final = true;
-      this.#start.put(this.#held);
+      this.#sink.put(this.#held);
       this.#held = undefined;
     }
-    this.#start.release();
+    this.#sink.release();
   }
 
   /** Interrupted: nothing more is emitted. */
   dropHeld(): void {
     this.#held = undefined;
-    this.#start.drop();
+    this.#sink.drop();
     this.#closeConverters();
   }
 
   /** Native resamplers of tracks that will not end normally. */
   #closeConverters(): void {
-    for (const state of this.#state.values()) {
-      state.converter?.close();
-      state.converter = undefined;
-    }
-  }
-
-  /** Whole samples at the track's input rate → at the TTS's rate. */
-  #converted(state: PlayState, pcm: Buffer): Buffer {
-    if (state.inputRate === this.#sampleRate && !state.converter) return pcm;
-    state.converter ??= new RateConverter(this.#sampleRate);
-    return state.converter.push(pcm, state.inputRate);
+    for (const state of this.#state.values()) state.input.close();
   }
 
   #stateOf(track: Track): PlayState {
@@ -260,7 +231,7 @@ export class OrderedPlayout {
 
   #finishHead(track: Track): void {
     const state = this.#placeInSegment(track);
-    for (const frame of this.#bytes.flush()) this.#emitFrame(track, frame);
+    for (const frame of this.#sink.flushFrames()) this.#emitFrame(track, frame);
     // Timings that came with the track's end (a word held until then) ride on the next frame out.
     const left = this.#takeTimings(track);
     if (left.length && this.#held) this.#held.timedTranscripts = [...(this.#held.timedTranscripts ?? []), ...left];
@@ -297,12 +268,12 @@ export class OrderedPlayout {
     final.final = true;
     const late = this.#carryTimed.splice(0);
     if (late.length) final.timedTranscripts = [...(final.timedTranscripts ?? []), ...late];
-    if (segment.tracks.length > 0) this.#start.put(final);
+    if (segment.tracks.length > 0) this.#sink.put(final);
   }
 
   #play(track: Track, pcm: Buffer): void {
     this.#placeInSegment(track).played += pcm.length / 2;
-    for (const frame of this.#bytes.write(pcm)) this.#emitFrame(track, frame);
+    for (const frame of this.#sink.frames(pcm)) this.#emitFrame(track, frame);
   }
 
   #emitFrame(track: Track, frame: AudioFrame): void {
@@ -317,11 +288,11 @@ export class OrderedPlayout {
     const segment = track.segment;
     const maybeLast = segment.closed && segment.tracks[segment.tracks.length - 1] === track;
     if (this.#held) {
-      this.#start.put(this.#held);
+      this.#sink.put(this.#held);
       this.#held = undefined;
     }
     if (maybeLast) this.#held = audio;
-    else this.#start.put(audio);
+    else this.#sink.put(audio);
   }
 
   #takeTimings(track: Track): TimedString[] {

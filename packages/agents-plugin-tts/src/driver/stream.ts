@@ -1,10 +1,9 @@
 import { type APIConnectOptions, log, tts } from '@livekit/agents';
-import type { EventEmitter } from 'node:events';
 import type { ProviderCodec } from '../protocol/codec.js';
 import type { DriverOptions } from './options.js';
 import type { SocketPool } from '../transport/pool.js';
 import { Synthesis } from './synthesis.js';
-import type { TimelineEvents } from './timeline.js';
+import type { StreamTimeline } from './timeline.js';
 
 /**
  * The framework's streaming side of a firstword TTS: LLM deltas and flushes from `this.input` go
@@ -13,6 +12,8 @@ import type { TimelineEvents } from './timeline.js';
  */
 export class DriverStream extends tts.SynthesizeStream {
   readonly label: string;
+  /** This stream's events: chunks, sends, first byte and frame, tracks done, retries, interruption. */
+  readonly timeline: StreamTimeline;
   readonly #synthesis: Synthesis;
   #pump: Promise<void> | undefined;
 
@@ -21,10 +22,11 @@ export class DriverStream extends tts.SynthesizeStream {
     codec: ProviderCodec,
     pool: SocketPool,
     opts: DriverOptions,
-    timeline: EventEmitter<TimelineEvents>,
+    timeline: StreamTimeline,
     connOptions?: APIConnectOptions,
   ) {
     super(owner, connOptions);
+    this.timeline = timeline;
     this.label = `firstword.${codec.provider}.SynthesizeStream`;
     this.#synthesis = new Synthesis({
       codec,
@@ -44,7 +46,7 @@ export class DriverStream extends tts.SynthesizeStream {
     });
   }
 
-  /** The id of this stream on the TTS timeline (`streamId` of every event it causes). */
+  /** The id of this stream (`streamId` of every event on its timeline). */
   get id(): string {
     return this.#synthesis.id;
   }

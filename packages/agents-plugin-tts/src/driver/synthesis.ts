@@ -1,14 +1,14 @@
-import { APIConnectionError, APIError, log, shortuuid, type tts } from '@livekit/agents';
-import type { EventEmitter } from 'node:events';
+import { APIConnectionError, APIError, log, type tts } from '@livekit/agents';
 import { type Chunk, type Chunker, createChunker } from '../chunking/index.js';
 import { type PacedChunker, createPacedChunker } from '../pacing/paced-chunker.js';
 import type { ProviderCodec, ProviderEvent, TrackKey } from '../protocol/codec.js';
 import type { DriverOptions } from './options.js';
+import { AudioSink, audioSinkOptions } from './audio-sink.js';
 import { OrderedPlayout } from './playout.js';
 import type { SocketPool } from '../transport/pool.js';
 import { requestPieces } from './request-text.js';
 import type { ProviderSocket, TrackOwner } from '../transport/socket.js';
-import { type TimelineEvents, now } from './timeline.js';
+import { type StreamTimeline, now } from './timeline.js';
 import { type Segment, type Track, TrackBook } from './track.js';
 
 const MAX_IDLE_REPLACEMENTS = 3;
@@ -32,7 +32,8 @@ export interface SynthesisParams {
   codec: ProviderCodec;
   pool: SocketPool;
   opts: DriverOptions;
-  timeline: EventEmitter<TimelineEvents>;
+  /** This stream's own events (its id is the stream's). */
+  timeline: StreamTimeline;
   sink: SynthesisSink;
   /** The stream's interruption: audio stops at once, stale tracks are abandoned, the socket kept. */
   signal: AbortSignal;
@@ -46,11 +47,11 @@ export interface SynthesisParams {
  * send next and whether the stream is complete.
  */
 export class Synthesis implements TrackOwner {
-  readonly id = shortuuid('fw_');
+  readonly id: string;
   #codec: ProviderCodec;
   #pool: SocketPool;
   #opts: DriverOptions;
-  #timeline: EventEmitter<TimelineEvents>;
+  #timeline: StreamTimeline;
   #sink: SynthesisSink;
   #signal: AbortSignal;
   #chunker: Chunker;
@@ -72,6 +73,7 @@ export class Synthesis implements TrackOwner {
     this.#pool = p.pool;
     this.#opts = p.opts;
     this.#timeline = p.timeline;
+    this.id = p.timeline.streamId;
     this.#sink = p.sink;
     this.#signal = p.signal;
     const pacing = p.opts.pacing;
@@ -88,9 +90,8 @@ export class Synthesis implements TrackOwner {
       (text) => p.codec.canOpenTrack?.(text) ?? true,
     );
     const rate = p.codec.sampleRate;
-    const startBufferMs = p.opts.startBufferMs ?? p.codec.startBufferMs ?? 0;
-    this.#playout = new OrderedPlayout(rate, Math.round((rate * p.opts.frameMs) / 1000), {
-      put: (audio) => this.#put(audio),
+    const sink = new AudioSink(audioSinkOptions(p.codec, p.opts), this.#put);
+    this.#playout = new OrderedPlayout(sink, {
       trackDone: (track, startSample, endSample) =>
         this.#timeline.emit('track_done', {
           streamId: this.id,
@@ -103,7 +104,7 @@ export class Synthesis implements TrackOwner {
           at: now(),
         }),
       deliveryGap: (gapMs) => p.codec.noteDeliveryGap?.(gapMs),
-    }, { startBufferMs });
+    });
     this.#open = this.#newSegment();
   }
 
@@ -363,7 +364,8 @@ export class Synthesis implements TrackOwner {
 
   // ---- output and lifecycle ------------------------------------------------------------------
 
-  #put(audio: tts.SynthesizedAudio): void {
+  /** The sink's output, in play order (a bound field: the start buffer calls it directly). */
+  readonly #put = (audio: tts.SynthesizedAudio): void => {
     if (this.#signal.aborted) return;
     if (!this.#firstFrameEmitted) {
       this.#firstFrameEmitted = true;
@@ -372,7 +374,7 @@ export class Synthesis implements TrackOwner {
       this.#timeline.emit('first_frame', { streamId: this.id, segmentId: audio.segmentId, at });
     }
     this.#sink.put(audio);
-  }
+  };
 
   #complete(): boolean {
     return this.#inputDone && this.#playout.done && this.#segments.every((s) => s.closed);

@@ -1,5 +1,5 @@
 /**
- * Turns a TTS timeline (timeline.ts) into samples for the pacer's estimates:
+ * Turns one stream's timeline (timeline.ts) into samples for the pacer's estimates:
  * - provider first byte: a reply's first send → its first audio byte (later requests may wait
  *   behind earlier ones, so only the first is a clean latency);
  * - speech per character: audio of a finished track over the characters of its chunks, for tracks
@@ -21,42 +21,32 @@ export interface EstimateSink {
 
 const MIN_SPEECH_CHARS = 8;
 const MIN_RTF_AUDIO_MS = 200;
-/** Replies remembered at once; older ones are forgotten (a stream that never finishes must not leak). */
-const MAX_TRACKED_STREAMS = 32;
-
-interface ReplyTrace {
-  firstTrack: string | undefined;
-  firstSentAt: Map<string, number>;
-  lastSentAt: Map<string, number>;
-  /** Characters other than spaces sent on each track. */
-  sentChars: Map<string, number>;
-  firstByteAt: Map<string, number>;
-  lastDoneAt: number;
-}
 
 const nonSpace = (text: string): number => text.replace(/\s+/g, '').length;
 
-/** Feeds `sink` from `timeline` until the returned function is called. */
-export function observeTimeline(sink: EstimateSink, timeline: EventEmitter<TimelineEvents>): () => void {
-  const replies = new Map<string, ReplyTrace>();
+/**
+ * Feeds `sink` from one stream's `timeline` until the returned function is called (or the
+ * stream, and its timeline with it, is gone: nothing is kept anywhere else).
+ */
+export function observeStream(sink: EstimateSink, timeline: EventEmitter<TimelineEvents>): () => void {
+  let reply:
+    | {
+        firstTrack: string | undefined;
+        firstSentAt: Map<string, number>;
+        lastSentAt: Map<string, number>;
+        /** Characters other than spaces sent on each track. */
+        sentChars: Map<string, number>;
+        firstByteAt: Map<string, number>;
+        lastDoneAt: number;
+      }
+    | undefined;
 
-  const onChunk = ({ streamId, index }: TimelineEvents['chunk'][0]): void => {
-    if (index === 0) {
-      replies.delete(streamId);
-      replies.set(streamId, {
-        firstTrack: undefined,
-        firstSentAt: new Map(),
-        lastSentAt: new Map(),
-        sentChars: new Map(),
-        firstByteAt: new Map(),
-        lastDoneAt: -Infinity,
-      });
-      if (replies.size > MAX_TRACKED_STREAMS) replies.delete(replies.keys().next().value!);
-    }
+  const onChunk = ({ index }: TimelineEvents['chunk'][0]): void => {
+    if (index !== 0) return;
+    reply = { firstTrack: undefined, firstSentAt: new Map(), lastSentAt: new Map(), sentChars: new Map(), firstByteAt: new Map(), lastDoneAt: -Infinity };
   };
 
-  const onSent = ({ streamId, track, text, at }: TimelineEvents['sent'][0]): void => {
-    const reply = replies.get(streamId);
+  const onSent = ({ track, text, at }: TimelineEvents['sent'][0]): void => {
     if (!reply) return;
     reply.sentChars.set(track, (reply.sentChars.get(track) ?? 0) + nonSpace(text));
     reply.firstTrack ??= track;
@@ -64,8 +54,7 @@ export function observeTimeline(sink: EstimateSink, timeline: EventEmitter<Timel
     reply.lastSentAt.set(track, at);
   };
 
-  const onFirstByte = ({ streamId, track, at }: TimelineEvents['first_byte'][0]): void => {
-    const reply = replies.get(streamId);
+  const onFirstByte = ({ track, at }: TimelineEvents['first_byte'][0]): void => {
     if (!reply || reply.firstByteAt.has(track)) return;
     reply.firstByteAt.set(track, at);
     const sentAt = reply.firstSentAt.get(track);
@@ -73,7 +62,6 @@ export function observeTimeline(sink: EstimateSink, timeline: EventEmitter<Timel
   };
 
   const onTrackDone = (event: TimelineEvents['track_done'][0]): void => {
-    const reply = replies.get(event.streamId);
     const audioMs = ((event.endSample - event.startSample) * 1000) / event.sampleRate;
     const chars = event.chunks.reduce((n, c) => n + c.text.length, 0);
     if (!reply) return;
@@ -101,6 +89,6 @@ export function observeTimeline(sink: EstimateSink, timeline: EventEmitter<Timel
     timeline.off('sent', onSent);
     timeline.off('first_byte', onFirstByte);
     timeline.off('track_done', onTrackDone);
-    replies.clear();
+    reply = undefined;
   };
 }

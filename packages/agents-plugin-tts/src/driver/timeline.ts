@@ -1,3 +1,5 @@
+import type { tts } from '@livekit/agents';
+import { EventEmitter } from 'node:events';
 import type { Chunk } from '../chunking/index.js';
 import type { PacingReport } from '../pacing/pacer.js';
 
@@ -44,6 +46,23 @@ export interface TimelineEvents {
   ];
   retry: [{ streamId: string; at: number; error: string; retryable: boolean }];
 }
+
+/**
+ * One stream's events, on a channel of its own: a listener hears only the stream it subscribed
+ * to (`FirstwordTTS.onStream` hands each new stream's). Every event still carries `streamId`,
+ * the id that joins it with reports made elsewhere.
+ */
+export class StreamTimeline extends EventEmitter<TimelineEvents> {
+  readonly streamId: string;
+
+  constructor(streamId: string) {
+    super();
+    this.streamId = streamId;
+  }
+}
+
+/** Told of each stream a TTS makes (`stream()`, `unitStream()`, `synthesize()`), before its first event. */
+export type StreamObserver = (stream: tts.SynthesizeStream | tts.ChunkedStream, timeline: StreamTimeline) => void;
 
 /** The clock of every timeline stamp: monotonic, sub-millisecond (`performance.now()`). */
 export const now = (): number => performance.now();

@@ -1,10 +1,9 @@
 import { type APIConnectOptions, tts } from '@livekit/agents';
-import type { EventEmitter } from 'node:events';
 import type { ProviderCodec } from '../protocol/codec.js';
 import type { DriverOptions } from './options.js';
 import type { SocketPool } from '../transport/pool.js';
 import { Synthesis } from './synthesis.js';
-import type { TimelineEvents } from './timeline.js';
+import type { StreamTimeline } from './timeline.js';
 
 /**
  * `synthesize()`: the whole text as one unit through the same Synthesis and socket pool (split
@@ -13,18 +12,21 @@ import type { TimelineEvents } from './timeline.js';
  */
 export class WholeTextStream extends tts.ChunkedStream {
   readonly label: string;
+  /** This stream's events. */
+  readonly timeline: StreamTimeline;
   readonly #synthesis: Synthesis;
   #started = false;
 
   constructor(
     text: string,
     owner: tts.TTS,
-    parts: { codec: ProviderCodec; pool: SocketPool; opts: DriverOptions; timeline: EventEmitter<TimelineEvents> },
+    parts: { codec: ProviderCodec; pool: SocketPool; opts: DriverOptions; timeline: StreamTimeline },
     connOptions?: APIConnectOptions,
     abortSignal?: AbortSignal,
   ) {
     super(text, owner, connOptions, abortSignal);
     this.label = `firstword.${parts.codec.provider}.ChunkedStream`;
+    this.timeline = parts.timeline;
     this.#synthesis = new Synthesis({
       ...parts,
       opts: { ...parts.opts, chunking: { ...parts.opts.chunking, policy: 'unit' } },

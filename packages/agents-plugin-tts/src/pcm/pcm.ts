@@ -83,3 +83,15 @@ export function stripRiffHeader(buf: Buffer): Buffer | 'need-more' {
 function isRiffPrefix(buf: Buffer): boolean {
   return 'RIFF'.startsWith(buf.toString('latin1'));
 }
+
+/** Little-endian PCM16 bytes as samples: a view when aligned, else a copy (Node hosts are little-endian). */
+export function pcmSamples(bytes: Uint8Array): Int16Array {
+  const whole = bytes.length - (bytes.length % 2);
+  if (bytes.byteOffset % 2 === 0) return new Int16Array(bytes.buffer, bytes.byteOffset, whole / 2);
+  return new Int16Array(Uint8Array.prototype.slice.call(bytes, 0, whole).buffer);
+}
+
+/** Samples as their little-endian bytes, without a copy. */
+export function pcmBytes(samples: Int16Array): Buffer {
+  return Buffer.from(samples.buffer, samples.byteOffset, samples.byteLength);
+}

@@ -9,7 +9,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { FirstwordTTS } from '../../src/driver/base.js';
 import { samplesForText } from '../../../../test/servers/audio-tag.js';
 import type { CartesiaServer, CartesiaServerOptions } from '../../../../test/servers/cartesia-server.js';
-import { type Collected, type ProviderFixture, collect, fixtures, heardTags, recordSent } from './harness.js';
+import { type Collected, type ProviderFixture, collect, fixtures, heardTags, recordSent, everyStream } from './harness.js';
 
 const RATE = 16000;
 const MS_PER_CHAR = 2; // the fixture's
@@ -51,7 +51,7 @@ describe('cartesia contexts that expire while the LLM pauses', () => {
     const errors: Error[] = [];
     const retries: string[] = [];
     engine.on('error', (e) => errors.push(e.error));
-    engine.timeline.on('retry', (e) => retries.push(e.error));
+    everyStream(engine).on('retry', (e) => retries.push(e.error));
     await engine.prewarm();
     return { engine, errors, retries, sent: recordSent(engine) };
   }
@@ -179,7 +179,7 @@ describe('cartesia per-context errors that can never work', () => {
     const errors: Error[] = [];
     const retries: string[] = [];
     engine.on('error', (e) => errors.push(e.error));
-    engine.timeline.on('retry', (e) => retries.push(e.error));
+    everyStream(engine).on('retry', (e) => retries.push(e.error));
     const sent = recordSent(engine);
     const stream = engine.stream();
     stream.pushText('One short sentence first. ');
@@ -264,7 +264,7 @@ describe('cartesia contexts whose done never comes', () => {
     const errors: Error[] = [];
     const retries: string[] = [];
     engine.on('error', (e) => errors.push(e.error));
-    engine.timeline.on('retry', (e) => retries.push(e.error));
+    everyStream(engine).on('retry', (e) => retries.push(e.error));
     if (warmUp) {
       // One ordinary turn, with its done: the codec learns this service sends no flush_done.
       const first = engine.stream();

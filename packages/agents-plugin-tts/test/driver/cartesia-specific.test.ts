@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { FirstwordTTS } from '../../src/driver/base.js';
 import { CartesiaTTS } from '../../src/index.js';
 import type { CartesiaServer } from '../../../../test/servers/cartesia-server.js';
-import { type ProviderFixture, collect, fixtures, heardTags, recordSent, sleep, speak, tokens, withTimeout } from './harness.js';
+import { type ProviderFixture, collect, fixtures, heardTags, recordSent, sleep, speak, tokens, withTimeout, everyStream } from './harness.js';
 import { type HoldingProxy, startHoldingProxy } from './holding-proxy.js';
 
 const REPLY = 'Sure, here is the plan. First we check the order. Then we call the courier and confirm the time.';
@@ -261,7 +261,7 @@ describe('cartesia contexts that open without words, go idle or stall', () => {
     } as Record<string, unknown>);
     engine = fx.make({ pool: { inactivityTimeoutMs: 300 } });
     const retries: string[] = [];
-    engine.timeline.on('retry', (e) => retries.push(e.streamId));
+    everyStream(engine).on('retry', (e) => retries.push(e.streamId));
     engine.on('error', () => {});
     const sent = recordSent(engine);
     await engine.prewarm();

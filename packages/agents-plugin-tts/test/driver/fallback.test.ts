@@ -11,7 +11,7 @@ import { samplesForText, tagForText } from '../../../../test/servers/audio-tag.j
 import { type CartesiaServer, startCartesiaServer } from '../../../../test/servers/cartesia-server.js';
 import { type ResembleServer, type ResembleServerOptions, startResembleServer } from '../../../../test/servers/resemble-server.js';
 import { captureUnhandledRejections } from '../../../../test/chaos/capture.js';
-import { collect, heardTags, speak, tokens, withTimeout } from './harness.js';
+import { collect, heardTags, speak, tokens, withTimeout, everyStream } from './harness.js';
 
 const CONN: APIConnectOptions = { maxRetry: 0, retryIntervalMs: 10, timeoutMs: 3000 };
 const POOL = { inactivityTimeoutMs: 300, backoffBaseMs: 5, backoffMaxMs: 50 };
@@ -23,7 +23,7 @@ const TURN_3 = 'Thanks for waiting. Is there anything else I can do?';
 /** Every text a TTS sent, in order, across all its streams. */
 function sentLog(engine: FirstwordTTS): string[] {
   const log: string[] = [];
-  engine.timeline.on('sent', (e) => log.push(e.text));
+  everyStream(engine).on('sent', (e) => log.push(e.text));
   return log;
 }
 

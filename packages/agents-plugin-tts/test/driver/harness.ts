@@ -1,7 +1,9 @@
 import { initializeLogger, type tts } from '@livekit/agents';
+import { EventEmitter } from 'node:events';
 import { tts as ttsNs } from '@livekit/agents';
 import { CartesiaTTS, type CartesiaTTSOptions, ResembleTTS, type ResembleTTSOptions } from '../../src/index.js';
 import type { FirstwordTTS } from '../../src/driver/base.js';
+import type { TimelineEvents } from '../../src/driver/timeline.js';
 import { type CartesiaServer, startCartesiaServer, type CartesiaServerOptions } from '../../../../test/servers/cartesia-server.js';
 import { type ResembleServer, startResembleServer, type ResembleServerOptions } from '../../../../test/servers/resemble-server.js';
 import { tagForText } from '../../../../test/servers/audio-tag.js';
@@ -129,10 +131,24 @@ export async function cartesiaFixture(server: Partial<CartesiaServerOptions> = {
   };
 }
 
-/** Texts the driver sent, per stream id, from the TTS timeline. */
+const TIMELINE_EVENTS = ['chunk', 'pacing', 'sent', 'first_byte', 'first_frame', 'track_done', 'interrupted', 'heard', 'retry'] as const;
+
+/**
+ * Every event of every stream `engine` makes from now on, on one emitter: a test's view across
+ * streams (the TTS itself gives each stream its own timeline).
+ */
+export function everyStream(engine: FirstwordTTS): EventEmitter<TimelineEvents> {
+  const all = new EventEmitter<TimelineEvents>();
+  engine.onStream((_, timeline) => {
+    for (const name of TIMELINE_EVENTS) (timeline as EventEmitter).on(name, (e: unknown) => (all as EventEmitter).emit(name, e));
+  });
+  return all;
+}
+
+/** Texts the driver sent, per stream id, from the streams' timelines. */
 export function recordSent(engine: FirstwordTTS): Map<string, string[]> {
   const sent = new Map<string, string[]>();
-  engine.timeline.on('sent', (e) => {
+  everyStream(engine).on('sent', (e) => {
     const list = sent.get(e.streamId) ?? [];
     list.push(e.text);
     sent.set(e.streamId, list);

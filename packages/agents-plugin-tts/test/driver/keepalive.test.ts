@@ -9,7 +9,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { FirstwordTTS } from '../../src/driver/base.js';
 import type { CartesiaServer } from '../../../../test/servers/cartesia-server.js';
 import type { ResembleServer } from '../../../../test/servers/resemble-server.js';
-import { type ProviderFixture, collect, fixtures, sleep, speak, tokens, withTimeout } from './harness.js';
+import { type ProviderFixture, collect, fixtures, sleep, speak, tokens, withTimeout, everyStream } from './harness.js';
 
 const REPLY = 'Sure, the order left this morning. It arrives tomorrow before noon.';
 const CONN = { maxRetry: 3, retryIntervalMs: 10, timeoutMs: 10_000 };
@@ -27,7 +27,7 @@ describe.each(['resemble', 'cartesia'] as const)('%s keepalive', (name) => {
     fx = await fixtures[name]();
     engine = fx.make({ pool });
     const retries: string[] = [];
-    engine.timeline.on('retry', (e) => retries.push(e.error));
+    everyStream(engine).on('retry', (e) => retries.push(e.error));
     return retries;
   };
 
@@ -108,7 +108,7 @@ describe('resemble keepalive with two pooled sockets', () => {
     // No start buffer: the barge-in must come while the first reply's requests are outstanding.
     engine = fx.make({ startBufferMs: 0, pool: { pingIntervalMs: 60_000, pongTimeoutMs: 60_000, probeTimeoutMs: 100, inactivityTimeoutMs: 1000 } });
     const retries: Array<{ streamId: string; error: string }> = [];
-    engine.timeline.on('retry', (e) => retries.push({ streamId: e.streamId, error: e.error }));
+    everyStream(engine).on('retry', (e) => retries.push({ streamId: e.streamId, error: e.error }));
     await engine.prewarm();
     // A barge-in leaves the first socket draining, so the pool opens a second; both end up idle.
     const first = engine.stream({ connOptions: CONN });

@@ -2,7 +2,7 @@ import { APIError, type tts } from '@livekit/agents';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { FirstwordTTS } from '../../src/driver/base.js';
 import { samplesForText } from '../../../../test/servers/audio-tag.js';
-import { type ProviderFixture, collect, fixtures, heardTags, recordSent, speak, tokens, withTimeout } from './harness.js';
+import { type ProviderFixture, collect, fixtures, heardTags, recordSent, speak, tokens, withTimeout, everyStream } from './harness.js';
 
 const REPLY_EN =
   'Sure, I can help with that. The store opens at nine in the morning on weekdays. On weekends it opens an hour later, at ten.';
@@ -30,7 +30,7 @@ for (const name of ['resemble', 'cartesia'] as const) {
       engine = fx.make();
       const sent = recordSent(engine);
       const done: Array<{ streamId: string; startSample: number; endSample: number }> = [];
-      engine.timeline.on('track_done', (e) => done.push(e));
+      everyStream(engine).on('track_done', (e) => done.push(e));
       for (const reply of [REPLY_EN, REPLY_KO, REPLY_EN]) {
         const stream = engine.stream();
         speak(stream, tokens(reply));

@@ -10,7 +10,7 @@ import { ResembleCodec } from '../../src/providers/resemble/codec.js';
 import type { ResembleTTS } from '../../src/index.js';
 import { ProviderSocket, type TrackOwner } from '../../src/transport/socket.js';
 import type { ResembleServer, ResembleServerOptions } from '../../../../test/servers/resemble-server.js';
-import { type ProviderFixture, collect, fixtures, sleep, speak, tokens, withTimeout } from './harness.js';
+import { type ProviderFixture, collect, fixtures, sleep, speak, tokens, withTimeout, everyStream } from './harness.js';
 
 const CONN = { maxRetry: 3, retryIntervalMs: 10, timeoutMs: 5000 };
 
@@ -49,7 +49,7 @@ describe('resemble errors', () => {
     engine.on('error', (e) => errors.push(e.error as APIErrorType));
     // The timeline reports every failed attempt; only a retryable one is tried again.
     const retries: string[] = [];
-    engine.timeline.on('retry', (e) => e.retryable && retries.push(e.error));
+    everyStream(engine).on('retry', (e) => e.retryable && retries.push(e.error));
     return { errors, retries };
   };
 

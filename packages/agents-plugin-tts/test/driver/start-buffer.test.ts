@@ -7,11 +7,12 @@ import type { tts } from '@livekit/agents';
 import { AudioFrame } from '@livekit/rtc-node';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { FirstwordTTS } from '../../src/driver/base.js';
+import { AudioSink } from '../../src/driver/audio-sink.js';
 import { OrderedPlayout } from '../../src/driver/playout.js';
 import { StartBuffer } from '../../src/driver/start-buffer.js';
 import { type Segment, TrackBook } from '../../src/driver/track.js';
 import { samplesForText } from '../../../../test/servers/audio-tag.js';
-import { type ProviderFixture, collect, fixtures, heardTags, recordSent, speak, tokens } from './harness.js';
+import { type ProviderFixture, collect, fixtures, heardTags, recordSent, speak, tokens, everyStream } from './harness.js';
 
 const RATE = 16000;
 const frameOf = (ms: number, i: number, final = false): tts.SynthesizedAudio => ({
@@ -72,7 +73,8 @@ describe('StartBuffer', () => {
 describe('OrderedPlayout with a start buffer', () => {
   it('holds the first frames of the stream, not those after the buffer opened', () => {
     const put: tts.SynthesizedAudio[] = [];
-    const playout = new OrderedPlayout(RATE, 320, { put: (a) => put.push(a), trackDone: () => {} }, { startBufferMs: 60 });
+    const sink = new AudioSink({ sampleRate: RATE, frameMs: (320 * 1000) / RATE, startBufferMs: 60 }, (a) => put.push(a));
+    const playout = new OrderedPlayout(sink, { trackDone: () => {} });
     const book = new TrackBook(((n) => () => String(++n))(0));
     const segment: Segment = { id: 's', tracks: [], closed: false, heldOpener: '' };
     const track = book.create(segment, true);
@@ -115,7 +117,7 @@ describe.each(['resemble', 'cartesia'] as const)('%s with a start buffer', (name
     fx = await fixtures[name]({ realTimeFactor: 1, frameBytes: 640 } as Record<string, unknown>);
     engine = fx.make({ startBufferMs: 2000 });
     const firstBytes: string[] = [];
-    engine.timeline.on('first_byte', (e) => firstBytes.push(e.streamId));
+    everyStream(engine).on('first_byte', (e) => firstBytes.push(e.streamId));
     const stream = engine.stream();
     speak(stream, tokens('This reply is interrupted before its buffer fills.'));
     while (firstBytes.length === 0) await new Promise((r) => setTimeout(r, 5));

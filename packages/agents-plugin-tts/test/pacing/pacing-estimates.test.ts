@@ -7,9 +7,9 @@ import { PacingEstimates, ReplyTokens } from '../../src/pacing/pacing-estimates.
 import { pacingShape } from '../../src/protocol/codec.js';
 import { CartesiaTTS, ResembleTTS } from '../../src/index.js';
 import type { TimelineEvents } from '../../src/driver/timeline.js';
-import { observeTimeline } from '../../src/driver/timeline-observer.js';
+import { observeStream } from '../../src/driver/timeline-observer.js';
 import { type CartesiaServer, startCartesiaServer } from '../../../../test/servers/cartesia-server.js';
-import { collect, speak, tokens } from '../driver/harness.js';
+import { collect, speak, tokens, everyStream } from '../driver/harness.js';
 
 initializeLogger({ pretty: false, level: 'warn' });
 
@@ -96,7 +96,7 @@ describe('PacingEstimates from a TTS timeline', () => {
   it('takes the first byte, speech per character of text read as written, and real-time factor', () => {
     const timeline = new EventEmitter<TimelineEvents>();
     const e = new PacingEstimates();
-    const stop = observeTimeline(e, timeline);
+    const stop = observeStream(e, timeline);
     const at = 1000;
     timeline.emit('chunk', { streamId: 's', segmentId: 's_0', index: 0, chunk: chunk('a'.repeat(50), 'clause'), at });
     timeline.emit('sent', { streamId: 's', segmentId: 's_0', track: 'k', text: 'a'.repeat(50), at });
@@ -119,10 +119,13 @@ describe('PacingEstimates from a TTS timeline', () => {
     expect(v.realTimeFactor.samples).toBe(0);
     // Text read in spoken form ("$5" → "five dollars") speaks longer than its characters: no sample.
     const spoken = chunk('It is $5 now.', 'end');
-    timeline.emit('chunk', { streamId: 't', segmentId: 't_0', index: 0, chunk: spoken, at });
-    timeline.emit('sent', { streamId: 't', segmentId: 't_0', track: 'm', text: 'It is five dollars now.', at });
-    timeline.emit('track_done', { streamId: 't', segmentId: 't_0', track: 'm', chunks: [spoken], startSample: 0, endSample: 16_000, sampleRate: 16_000, at: 9000 });
+    const other = new EventEmitter<TimelineEvents>();
+    const stopOther = observeStream(e, other);
+    other.emit('chunk', { streamId: 't', segmentId: 't_0', index: 0, chunk: spoken, at });
+    other.emit('sent', { streamId: 't', segmentId: 't_0', track: 'm', text: 'It is five dollars now.', at });
+    other.emit('track_done', { streamId: 't', segmentId: 't_0', track: 'm', chunks: [spoken], startSample: 0, endSample: 16_000, sampleRate: 16_000, at: 9000 });
     expect(e.estimates.speechMsPerChar.samples).toBe(1);
+    stopOther();
     stop();
     timeline.emit('first_byte', { streamId: 's', segmentId: 's_0', track: 'k2', at: at + 900 });
     expect(e.estimates.firstByteMs.samples).toBe(1);
@@ -157,8 +160,8 @@ describe('pacing on a TTS', () => {
     engine = new CartesiaTTS({ apiKey: 'test-key', voice: 'voice-1', baseURL: server.httpUrl, sampleRate: 16000 });
     const reports: TimelineEvents['pacing'][0][] = [];
     const texts: string[] = [];
-    engine.timeline.on('pacing', (e) => reports.push(e));
-    engine.timeline.on('chunk', (e) => texts.push(e.chunk.text));
+    everyStream(engine).on('pacing', (e) => reports.push(e));
+    everyStream(engine).on('chunk', (e) => texts.push(e.chunk.text));
     for (let turn = 0; turn < 2; turn++) {
       const stream = engine.stream();
       speak(stream, tokens(REPLY));

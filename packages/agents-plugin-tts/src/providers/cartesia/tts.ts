@@ -1,9 +1,10 @@
 import type { APIConnectOptions, tts } from '@livekit/agents';
 import { FirstwordTTS } from '../../driver/base.js';
-import { speakableText } from '../../driver/request-text.js';
+import { audioSinkOptions } from '../../driver/audio-sink.js';
+import { requestPieces } from '../../driver/request-text.js';
 import { CartesiaBytesStream } from './bytes.js';
 import { CartesiaCodec } from './codec.js';
-import { FIRSTWORD_TTS_DEFAULTS, type FirstwordTTSOptions, checkSharedOptions, driverOptions, endpoint } from '../../driver/options.js';
+import { type DriverOptions, FIRSTWORD_TTS_DEFAULTS, type FirstwordTTSOptions, checkSharedOptions, driverOptions, endpoint } from '../../driver/options.js';
 import { CARTESIA, type CartesiaVariable } from './descriptor.js';
 
 /** Sample rates Cartesia serves (from its descriptor). */
@@ -40,8 +41,7 @@ export const CARTESIA_DEFAULTS = {
 export class CartesiaTTS extends FirstwordTTS {
   readonly label = 'firstword.cartesia.TTS';
   #codec: CartesiaCodec;
-  #prepareText: ((text: string) => string) | undefined;
-  #frameMs: number;
+  #driver: DriverOptions;
 
   constructor(opts: Partial<CartesiaTTSOptions> = {}) {
     const merged: CartesiaTTSOptions = { ...CARTESIA_DEFAULTS, voice: '', ...opts };
@@ -62,8 +62,7 @@ export class CartesiaTTS extends FirstwordTTS {
     const driver = driverOptions(merged);
     super(codec, driver, merged.pool, { alignedTranscript: merged.wordTimestamps }, merged.connectionBudget);
     this.#codec = codec;
-    this.#prepareText = driver.prepareText;
-    this.#frameMs = driver.frameMs;
+    this.#driver = driver;
   }
 
   override get model(): string {
@@ -71,13 +70,15 @@ export class CartesiaTTS extends FirstwordTTS {
   }
 
   /**
-   * One HTTP request for the whole text (`/tts/bytes`), streamed back as frames of `frameMs`. The
-   * text is cleaned for the wire (`speakableText`) before it is prepared, as every piece
-   * `stream()` sends is.
+   * One HTTP request for the whole text (`/tts/bytes`), its audio through the same sink as
+   * `stream()`'s. The text is cleaned for the wire and prepared as every piece `stream()` sends is
+   * (`requestPieces`, no length limit: one request); text with nothing to speak sends none.
    */
   override synthesize(text: string, connOptions?: APIConnectOptions, abortSignal?: AbortSignal): tts.ChunkedStream {
-    const speakable = speakableText(text);
-    const request = this.#codec.bytesRequest(this.#prepareText ? this.#prepareText(speakable) : speakable);
-    return new CartesiaBytesStream(text, this, request, this.#frameMs, connOptions, abortSignal);
+    const transcript = requestPieces(text, Infinity, this.#driver.prepareText).join(' ');
+    const request = transcript ? { ...this.#codec.bytesRequest(transcript), text: transcript } : undefined;
+    const timeline = this.newTimeline();
+    const parts = { sink: audioSinkOptions(this.#codec, this.#driver), timeline };
+    return this.announce(new CartesiaBytesStream(text, this, request, parts, connOptions, abortSignal), timeline);
   }
 }

@@ -1,16 +1,16 @@
 import { AudioByteStream, initializeLogger } from '@livekit/agents';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { PcmFrameSplitter } from '../../src/pcm/pcm-frames.js';
+import { PcmFramer } from '../../src/pcm/framer.js';
 
 initializeLogger({ pretty: false, level: 'warn' });
 
 const samplesOf = (frames: { data: Int16Array; samplesPerChannel: number }[]) =>
   frames.flatMap((f) => Array.from(f.data.subarray(0, f.samplesPerChannel)));
 
-describe('PcmFrameSplitter', () => {
+describe('PcmFramer of bytes', () => {
   it('cuts whole frames across writes and flushes the rest as one shorter frame', () => {
-    const splitter = new PcmFrameSplitter(24000, 1, 4);
+    const splitter = new PcmFramer(24000, 1, 4);
     const pcm = Buffer.from(new Int16Array([1, -2, 3, -4, 5, -6, 7, -8, 9, -10]).buffer);
     const first = splitter.write(pcm.subarray(0, 5)); // 2.5 samples: a split sample waits
     expect(first).toHaveLength(0);
@@ -24,7 +24,7 @@ describe('PcmFrameSplitter', () => {
   });
 
   it('never lets a later write change an emitted frame', () => {
-    const splitter = new PcmFrameSplitter(16000, 1, 2);
+    const splitter = new PcmFramer(16000, 1, 2);
     const [frame] = splitter.write(Buffer.from(new Int16Array([11, 12]).buffer));
     splitter.write(Buffer.from(new Int16Array([13, 14, 15]).buffer));
     expect(Array.from(frame!.data)).toEqual([11, 12]);
@@ -38,7 +38,7 @@ describe('PcmFrameSplitter', () => {
         fc.integer({ min: 1, max: 50 }),
         (samples, cuts, frameSamples) => {
           const bytes = Buffer.from(new Int16Array(samples).buffer);
-          const ours = new PcmFrameSplitter(24000, 1, frameSamples);
+          const ours = new PcmFramer(24000, 1, frameSamples);
           const theirs = new AudioByteStream(24000, 1, frameSamples);
           const a: number[][] = [];
           const b: number[][] = [];
@@ -58,5 +58,38 @@ describe('PcmFrameSplitter', () => {
       ),
       { numRuns: 200 },
     );
+  });
+});
+
+describe('PcmFramer of samples', () => {
+  it('cuts frames of exactly the asked length from blocks of any size, the rest flushed once (property)', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.integer({ min: 1, max: 500 }), { minLength: 1, maxLength: 12 }),
+        fc.constantFrom(8000, 16000, 24000, 48000),
+        fc.integer({ min: 1, max: 100 }),
+        (blocks, rate, frameMs) => {
+          const framer = PcmFramer.ofDuration(rate, frameMs);
+          const frameSamples = Math.round((rate * frameMs) / 1000);
+          let next = 0;
+          const all: number[] = [];
+          const frames = blocks.flatMap((n) => framer.write(Int16Array.from({ length: n }, () => next++ % 30000)));
+          for (const f of frames) expect(f.samplesPerChannel).toBe(frameSamples);
+          const rest = framer.flush();
+          const total = blocks.reduce((a, b) => a + b, 0);
+          expect(rest.map((f) => f.samplesPerChannel)).toEqual(total % frameSamples ? [total % frameSamples] : []);
+          for (const f of [...frames, ...rest]) all.push(...f.data.subarray(0, f.samplesPerChannel));
+          expect(all).toEqual(Array.from({ length: total }, (_, i) => i % 30000));
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
+
+  it('reads a sample view at its own offset', () => {
+    const framer = new PcmFramer(16000, 1, 3);
+    const backing = Int16Array.from([9, 9, 1, 2, 3, 9]);
+    const [frame] = framer.write(backing.subarray(2, 5));
+    expect(Array.from(frame!.data)).toEqual([1, 2, 3]);
   });
 });
