@@ -1,21 +1,14 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { CartesiaTTS } from '../../src/index.js';
 import type { CartesiaServer } from '../../../../test/servers/cartesia-server.js';
-import { type ProviderFixture, collect, fixtures, everyStream } from './harness.js';
+import { collect, everyStream, fixtureEachTest, fixtures } from './harness.js';
 
 // synthesize() on Cartesia goes to /tts/bytes, but its audio takes the path stream()'s does:
 // the same sink (frames, start buffer, a `final` last frame), the same timeline and retries.
 describe('cartesia synthesize() over /tts/bytes, through the driver`s audio sink', () => {
-  let fx: ProviderFixture | undefined;
-  let engine: CartesiaTTS | undefined;
-  afterEach(async () => {
-    await engine?.close();
-    engine = undefined;
-    await fx?.close();
-    fx = undefined;
-  });
+  const each = fixtureEachTest<CartesiaTTS>();
 
-  const server = () => fx!.server as CartesiaServer;
+  const server = () => each.fx!.server as CartesiaServer;
   const TEXT = 'A whole sentence over one request.';
   const conn = { maxRetry: 2, retryIntervalMs: 10, timeoutMs: 2000 };
 
@@ -38,11 +31,11 @@ describe('cartesia synthesize() over /tts/bytes, through the driver`s audio sink
 
   it('retries a retryable refusal (HTTP 500) as a stream is retried, and reports it on the timeline', async () => {
     const expected = await cleanRun();
-    fx = await fixtures.cartesia({ frameBytes: 320, fault: once({ kind: 'error-event', statusCode: 500 }) } as Record<string, unknown>);
-    engine = fx.make() as CartesiaTTS;
+    each.fx = await fixtures.cartesia({ frameBytes: 320, fault: once({ kind: 'error-event', statusCode: 500 }) } as Record<string, unknown>);
+    each.engine = each.fx.make() as CartesiaTTS;
     const retries: { retryable: boolean }[] = [];
-    everyStream(engine).on('retry', (e) => retries.push(e));
-    const out = await collect(engine.synthesize(TEXT, conn));
+    everyStream(each.engine).on('retry', (e) => retries.push(e));
+    const out = await collect(each.engine.synthesize(TEXT, conn));
     expect(server().httpRequests).toHaveLength(2);
     expect(retries.map((r) => r.retryable)).toEqual([true]);
     expect(out.samples.length).toBe(expected);
@@ -50,11 +43,11 @@ describe('cartesia synthesize() over /tts/bytes, through the driver`s audio sink
 
   it('resumes a body cut off mid-stream without repeating the audio already delivered; the last frame is final', async () => {
     const expected = await cleanRun();
-    fx = await fixtures.cartesia({ frameBytes: 320, fault: once({ kind: 'terminate', afterBytes: 3200 }) } as Record<string, unknown>);
-    engine = fx.make() as CartesiaTTS;
+    each.fx = await fixtures.cartesia({ frameBytes: 320, fault: once({ kind: 'terminate', afterBytes: 3200 }) } as Record<string, unknown>);
+    each.engine = each.fx.make() as CartesiaTTS;
     const retries: string[] = [];
-    everyStream(engine).on('retry', (e) => retries.push(e.error));
-    const out = await collect(engine.synthesize(TEXT, conn));
+    everyStream(each.engine).on('retry', (e) => retries.push(e.error));
+    const out = await collect(each.engine.synthesize(TEXT, conn));
     expect(server().httpRequests).toHaveLength(2);
     expect(retries).toHaveLength(1);
     expect(out.samples.length).toBe(expected);
@@ -62,21 +55,21 @@ describe('cartesia synthesize() over /tts/bytes, through the driver`s audio sink
   });
 
   it('marks the last frame final, as a stream`s segment ends', async () => {
-    fx = await fixtures.cartesia();
-    engine = fx.make({ frameMs: 10 }) as CartesiaTTS;
-    const out = await collect(engine.synthesize(TEXT, conn));
+    each.fx = await fixtures.cartesia();
+    each.engine = each.fx.make({ frameMs: 10 }) as CartesiaTTS;
+    const out = await collect(each.engine.synthesize(TEXT, conn));
     expect(out.frames.length).toBeGreaterThan(2);
     expect(out.frames.filter((f) => f.final)).toEqual([out.frames[out.frames.length - 1]]);
   });
 
   it('holds its first frames for startBufferMs, as a stream does', async () => {
-    fx = await fixtures.cartesia({ realTimeFactor: 1, frameBytes: 320, msPerChar: 30 } as Record<string, unknown>);
+    each.fx = await fixtures.cartesia({ realTimeFactor: 1, frameBytes: 320, msPerChar: 30 } as Record<string, unknown>);
     /** How long the first 200 ms of audio took to arrive, frame to frame. */
     const firstSpread = async (startBufferMs: number) => {
-      engine = fx!.make({ startBufferMs, frameMs: 10 }) as CartesiaTTS;
+      each.engine = each.fx!.make({ startBufferMs, frameMs: 10 }) as CartesiaTTS;
       const arrivals: number[] = [];
-      for await (const ev of engine.synthesize(TEXT, conn)) if (ev.frame) arrivals.push(performance.now());
-      await engine.close();
+      for await (const ev of each.engine.synthesize(TEXT, conn)) if (ev.frame) arrivals.push(performance.now());
+      await each.engine.close();
       expect(arrivals.length).toBeGreaterThan(40);
       return arrivals[19]! - arrivals[0]!;
     };
@@ -87,22 +80,22 @@ describe('cartesia synthesize() over /tts/bytes, through the driver`s audio sink
   });
 
   it('sends no request for text with nothing to speak, and ends without audio or error', async () => {
-    fx = await fixtures.cartesia();
-    engine = fx.make({ speech: false }) as CartesiaTTS;
+    each.fx = await fixtures.cartesia();
+    each.engine = each.fx.make({ speech: false }) as CartesiaTTS;
     const errors: unknown[] = [];
-    engine.on('error', (e) => errors.push(e.error));
-    const out = await collect(engine.synthesize('\u0007\uD800 \u001B[31m', conn));
+    each.engine.on('error', (e) => errors.push(e.error));
+    const out = await collect(each.engine.synthesize('\u0007\uD800 \u001B[31m', conn));
     expect(server().httpRequests).toHaveLength(0);
     expect(out.frames).toHaveLength(0);
     expect(errors).toEqual([]);
   });
 
   it('reports its send, first byte and first frame on the timeline under one stream id', async () => {
-    fx = await fixtures.cartesia();
-    engine = fx.make() as CartesiaTTS;
+    each.fx = await fixtures.cartesia();
+    each.engine = each.fx.make() as CartesiaTTS;
     const seen: [string, string][] = [];
-    for (const name of ['sent', 'first_byte', 'first_frame'] as const) everyStream(engine).on(name, (e: { streamId: string }) => seen.push([name, e.streamId]));
-    await collect(engine.synthesize(TEXT, conn));
+    for (const name of ['sent', 'first_byte', 'first_frame'] as const) everyStream(each.engine).on(name, (e: { streamId: string }) => seen.push([name, e.streamId]));
+    await collect(each.engine.synthesize(TEXT, conn));
     expect(seen.map(([n]) => n)).toEqual(['sent', 'first_byte', 'first_frame']);
     expect(new Set(seen.map(([, id]) => id)).size).toBe(1);
   });

@@ -1,4 +1,5 @@
 import { initializeLogger, type tts } from '@livekit/agents';
+import { afterEach } from 'vitest';
 import { EventEmitter } from 'node:events';
 import { tts as ttsNs } from '@livekit/agents';
 import { CartesiaTTS, type CartesiaTTSOptions, ResembleTTS, type ResembleTTSOptions } from '../../src/index.js';
@@ -157,3 +158,15 @@ export function recordSent(engine: FirstwordTTS): Map<string, string[]> {
 }
 
 export const fixtures = { resemble: resembleFixture, cartesia: cartesiaFixture };
+
+/** A test's provider fixture and engine, both closed after each test. */
+export function fixtureEachTest<E extends FirstwordTTS = FirstwordTTS>(): { fx?: ProviderFixture; engine?: E } {
+  const current: { fx?: ProviderFixture; engine?: E } = {};
+  afterEach(async () => {
+    await current.engine?.close();
+    current.engine = undefined;
+    await current.fx?.close();
+    current.fx = undefined;
+  });
+  return current;
+}

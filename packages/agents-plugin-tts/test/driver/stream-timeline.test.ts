@@ -1,7 +1,7 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { FirstwordTTS } from '../../src/driver/base.js';
 import type { StreamTimeline, TimelineEvents } from '../../src/driver/timeline.js';
-import { type ProviderFixture, collect, fixtures, speak, tokens } from './harness.js';
+import { collect, fixtureEachTest, fixtures, speak, tokens } from './harness.js';
 
 type Seen = { streamId: string; name: keyof TimelineEvents };
 const NAMES = ['chunk', 'sent', 'first_byte', 'first_frame', 'track_done'] as const;
@@ -14,23 +14,16 @@ function record(timeline: StreamTimeline): Seen[] {
 
 // Each stream has its own timeline: a listener hears its stream and no other, however many run.
 describe('a timeline per stream', () => {
-  let fx: ProviderFixture | undefined;
-  let engine: FirstwordTTS | undefined;
-  afterEach(async () => {
-    await engine?.close();
-    engine = undefined;
-    await fx?.close();
-    fx = undefined;
-  });
+  const each = fixtureEachTest<FirstwordTTS>();
 
   for (const name of ['resemble', 'cartesia'] as const) {
     it(`${name}: two concurrent streams each hear only their own events, observed from their first`, async () => {
-      fx = await fixtures[name]();
-      engine = fx.make();
+      each.fx = await fixtures[name]();
+      each.engine = each.fx.make();
       const observed: { stream: unknown; timeline: StreamTimeline; seen: Seen[] }[] = [];
-      engine.onStream((stream, timeline) => observed.push({ stream, timeline, seen: record(timeline) }));
-      const a = engine.stream();
-      const b = engine.stream();
+      each.engine.onStream((stream, timeline) => observed.push({ stream, timeline, seen: record(timeline) }));
+      const a = each.engine.stream();
+      const b = each.engine.stream();
       expect(observed.map((o) => o.stream)).toEqual([a, b]);
       expect(observed.map((o) => o.timeline)).toEqual([a.timeline, b.timeline]);
       speak(a, tokens('Alpha speaks first. Then alpha again.'));
@@ -45,19 +38,19 @@ describe('a timeline per stream', () => {
   }
 
   it('synthesize() and unitStream() are observed too, and an observer that stopped hears no more streams', async () => {
-    fx = await fixtures.cartesia();
-    engine = fx.make();
+    each.fx = await fixtures.cartesia();
+    each.engine = each.fx.make();
     const streams: unknown[] = [];
-    const stop = engine.onStream((stream) => streams.push(stream));
-    const one = engine.synthesize('One request.');
+    const stop = each.engine.onStream((stream) => streams.push(stream));
+    const one = each.engine.synthesize('One request.');
     const seen = record((one as unknown as { timeline: StreamTimeline }).timeline);
     await collect(one);
-    const unit = engine.unitStream();
+    const unit = each.engine.unitStream();
     expect(streams).toEqual([one, unit]);
     expect(seen.map((s) => s.name)).toEqual(['sent', 'first_byte', 'first_frame']);
     unit.close();
     stop();
-    engine.stream().close();
+    each.engine.stream().close();
     expect(streams).toHaveLength(2);
   });
 });
