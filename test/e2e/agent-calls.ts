@@ -245,26 +245,31 @@ export function contextsOf(cartesia: CallResult['cartesia']): Context[] {
 }
 
 /**
- * Epoch ms at which the worker paused the reply the caller talked over (its own log line), the
- * first such line at or after `sinceEpoch`.
+ * Epoch ms of the worker's first log line `msg` at or after `sinceEpoch` (its `atEpochMs`): the
+ * barge-in's "reply paused: the caller talks over it" and "paused reply dropped: the caller barged
+ * in" (the interruption confirmed).
  */
-export function replyPausedAt(workerLog: string, sinceEpoch: number): number | undefined {
+export function workerLineAt(workerLog: string, msg: string, sinceEpoch: number): number | undefined {
   for (const line of workerLog.split('\n')) {
-    if (!line.includes('"reply paused: the caller talks over it"')) continue;
+    if (!line.includes(`"msg":"${msg}"`)) continue;
     const { atEpochMs } = JSON.parse(line) as { atEpochMs?: number };
     if (atEpochMs !== undefined && atEpochMs >= sinceEpoch) return atEpochMs;
   }
   return undefined;
 }
 
+export const REPLY_PAUSED = 'reply paused: the caller talks over it';
+export const REPLY_DROPPED = 'paused reply dropped: the caller barged in';
+
 /**
  * A barge-in cancels the interrupted context at the provider, unless the provider had already
- * generated all of it before the worker paused the reply (a starved host's VAD can notice the
- * caller seconds late): then there is nothing left to cancel.
+ * generated all of it when the interruption was confirmed (a starved host's VAD and STT can take
+ * seconds): then there is nothing left to cancel. A pause alone cancels nothing (the reply may
+ * resume).
  */
-export function expectCancelledIfStillGenerating(context: Context, pausedAt: number | undefined, what: string): void {
-  const stillGenerating = context.finishedAt === undefined || pausedAt === undefined || context.finishedAt > pausedAt;
-  const when = `finished ${context.finishedAt ?? 'never'}, paused ${pausedAt ?? 'never'}, cancelled ${context.cancelledAt ?? 'never'} (epoch ms)`;
+export function expectCancelledIfStillGenerating(context: Context, interruptedAt: number | undefined, what: string): void {
+  const stillGenerating = context.finishedAt === undefined || interruptedAt === undefined || context.finishedAt > interruptedAt;
+  const when = `finished ${context.finishedAt ?? 'never'}, interrupted ${interruptedAt ?? 'never'}, cancelled ${context.cancelledAt ?? 'never'} (epoch ms)`;
   expect(context.cancelledAt !== undefined || !stillGenerating, `${what} was never cancelled while still generating: ${when}`).toBe(true);
 }
 

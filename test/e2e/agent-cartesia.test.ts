@@ -43,7 +43,9 @@ import {
   userFinals,
   waitFor,
   expectCancelledIfStillGenerating,
-  replyPausedAt,
+  REPLY_DROPPED,
+  REPLY_PAUSED,
+  workerLineAt,
 } from './agent-calls.js';
 import { workerEnv } from '../../scripts/stack/components.js';
 import { requireForSuite } from '../helpers/requires.js';
@@ -230,7 +232,8 @@ describe.skipIf(!available)('the production worker in real rooms (Cartesia fake,
     //    among the short reply's (3 frames or more: one or two frames at another pitch are
     //    transitions between tones and codec artefacts).
     const replyStart = soundStart(result.frames, nextStart!);
-    const pausedAt = replyPausedAt(readFileSync(join(stack.state.runDir, 'worker.log'), 'utf8'), result.t0Epoch);
+    const workerLog = readFileSync(join(stack.state.runDir, 'worker.log'), 'utf8');
+    const pausedAt = workerLineAt(workerLog, REPLY_PAUSED, result.t0Epoch);
     const pausedMs = pausedAt === undefined ? undefined : pausedAt - result.t0Epoch;
     console.info(`[test/e2e] barge-in: the worker paused the reply ${pausedMs === undefined ? '(no pause logged)' : `${Math.round(pausedMs - voicedStart)} ms`} after the caller began`);
     const leakFrom = pausedMs === undefined ? silentAt : Math.max(silentAt, pausedMs + IN_FLIGHT_AT_PAUSE_MS);
@@ -259,7 +262,7 @@ describe.skipIf(!available)('the production worker in real rooms (Cartesia fake,
     // 4. The interrupted context was cancelled once the caller spoke; both replies went over
     //    one socket, opened before the barge-in (connectionsOpened also moves when the worker's
     //    idle processes open theirs, so the per-message connection id is what tells).
-    expectCancelledIfStillGenerating(story!, pausedAt, 'the interrupted context');
+    expectCancelledIfStillGenerating(story!, workerLineAt(workerLog, REPLY_DROPPED, result.t0Epoch), 'the interrupted context');
     if (story!.cancelledAt !== undefined) expect(story!.cancelledAt - result.t0Epoch).toBeGreaterThan(voicedStart);
     expect(short!.connectionId).toBe(story!.connectionId);
     expect(story!.connectionId).toBeLessThanOrEqual(result.cartesiaAtBargeIn!.connectionsOpened!);

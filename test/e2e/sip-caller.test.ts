@@ -30,7 +30,8 @@ import {
   userFinals,
   waitFor,
   expectCancelledIfStillGenerating,
-  replyPausedAt,
+  REPLY_DROPPED,
+  workerLineAt,
 } from './agent-calls.js';
 import { type E2EStack, requireStack, startStack } from './stack.js';
 
@@ -136,7 +137,7 @@ describe.skipIf(!available)('a SIP caller, joining as livekit-sip does, in real 
     expect(more, 'an extra TTS context').toEqual([]);
     expect(squash(story!.texts.join(' '))).toBe(squash(STORY.reply));
     expect(squash(short!.texts.join(' '))).toBe(squash(SHORT.reply));
-    expectCancelledIfStillGenerating(story!, replyPausedAt(workerLog(), result.t0Epoch), 'the story');
+    expectCancelledIfStillGenerating(story!, workerLineAt(workerLog(), REPLY_DROPPED, result.t0Epoch), 'the story');
 
     // The agent fell silent, then answered the caller. How soon is a figure, not a bound: on an
     // idle machine the VAD pauses the reply while the caller talks; on a starved one its inference
