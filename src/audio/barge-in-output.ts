@@ -79,7 +79,7 @@ export class BargeInSafeOutput extends voiceNs.AudioOutput {
       report({ kind: 'dropped', speechId: speech.id, reason: 'interrupted' });
     } else if (speech.done()) {
       return; // over before the resume: nothing of it is left to play
-    } else if (this.#watch.callerSpokeSince(at)) {
+    } else if (speech.allowInterruptions && this.#watch.callerSpokeSince(at)) {
       speech.interrupt();
       this.#next.clearBuffer();
       report({ kind: 'dropped', speechId: speech.id, reason: 'caller_said_words' });

@@ -55,6 +55,7 @@ describe('BargeInSafeOutput', () => {
     const speech = {
       id: 'speech_1',
       interrupted: false,
+      allowInterruptions: true,
       finished: false,
       done() {
         return this.finished;
@@ -115,6 +116,19 @@ describe('BargeInSafeOutput', () => {
       { kind: 'paused', speechId: 'speech_1' },
       { kind: 'dropped', speechId: 'speech_1', reason: 'caller_said_words' },
     ]);
+  });
+
+  it('resumes a reply that no longer allows interruptions, words or not (interrupting it would throw)', async () => {
+    const { room, speech, output, words } = setup();
+    output.pause();
+    const waiting = output.captureFrame(frame(5));
+    await tick();
+    speech.allowInterruptions = false;
+    words.push(Date.now());
+    output.resume();
+    await waiting;
+    expect(room.played).toEqual([5]);
+    expect(speech.interrupted).toBe(false);
   });
 
   it('reports one pause per reply, and nothing for a reply that ended before the resume', async () => {
