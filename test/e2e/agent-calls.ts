@@ -241,7 +241,30 @@ export function contextsOf(cartesia: CallResult['cartesia']): Context[] {
     const context = contexts.get(contextId);
     if (context) context.finishedAt ??= at;
   }
-  return [...contexts.values()];
+  return foldContinuations([...contexts.values()]);
+}
+
+/**
+ * A reply whose context expired while the LLM paused (the fake expires one 1 s after its last
+ * audio; a starved LLM stream paused 2.4 s in CI) goes on in a new context that carries the rest
+ * of its text again: that context is the same reply, folded into the one it continues.
+ */
+function foldContinuations(contexts: Context[]): Context[] {
+  const replies: Context[] = [];
+  for (const context of contexts) {
+    const previous = replies.at(-1);
+    const rest = context.texts.length;
+    const continues =
+      previous !== undefined && rest > 0 && rest < previous.texts.length && previous.texts.slice(-rest).every((text, i) => text === context.texts[i]);
+    if (!continues) {
+      replies.push(context);
+      continue;
+    }
+    previous.voiced.push(...context.voiced);
+    previous.cancelledAt = context.cancelledAt;
+    previous.finishedAt = context.finishedAt;
+  }
+  return replies;
 }
 
 /**
