@@ -28,13 +28,18 @@ describe('PcmResampler', () => {
     expect(r.flush()).toEqual([]);
   });
 
+  /** Input rate, output rate, input length and how the input is cut into pushes. */
+  const resampleCase = [
+    fc.constantFrom(...RATES),
+    fc.constantFrom(...RATES),
+    fc.integer({ min: 1, max: 3000 }),
+    fc.array(fc.integer({ min: 1, max: 700 }), { minLength: 1, maxLength: 6 }),
+  ] as const;
+
   it('gives the duration at the output rate, to a sample, however the input is cut (property)', () => {
     fc.assert(
       fc.property(
-        fc.constantFrom(...RATES),
-        fc.constantFrom(...RATES),
-        fc.integer({ min: 1, max: 3000 }),
-        fc.array(fc.integer({ min: 1, max: 700 }), { minLength: 1, maxLength: 6 }),
+        ...resampleCase,
         (inputRate, outputRate, n, cuts) => {
           const out = resampleInPieces(tone(n), inputRate, outputRate, cuts);
           expect(Math.abs(out.length - (n * outputRate) / inputRate)).toBeLessThanOrEqual(1);
@@ -47,10 +52,7 @@ describe('PcmResampler', () => {
   it('loses no sample across pushes: pieces give what one push gives (property)', () => {
     fc.assert(
       fc.property(
-        fc.constantFrom(...RATES),
-        fc.constantFrom(...RATES),
-        fc.integer({ min: 1, max: 3000 }),
-        fc.array(fc.integer({ min: 1, max: 700 }), { minLength: 1, maxLength: 6 }),
+        ...resampleCase,
         (inputRate, outputRate, n, cuts) => {
           const input = tone(n);
           const whole = resampleInPieces(input, inputRate, outputRate, [n]);
