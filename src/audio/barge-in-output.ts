@@ -93,7 +93,8 @@ export interface BargeInLogger {
   info(fields: Record<string, unknown>, msg: string): void;
 }
 
-const CHANGE_MESSAGES: Record<BargeInChange['kind'], string> = {
+/** The log line of each change (tests and operators read them). */
+export const BARGE_IN_MESSAGES: Record<BargeInChange['kind'], string> = {
   paused: 'reply paused: the caller talks over it',
   resumed: 'paused reply resumed: no words came (a false interruption)',
   dropped: 'paused reply dropped: the caller barged in',
@@ -118,7 +119,7 @@ export function protectBargeIn(session: voice.AgentSession, logger?: BargeInLogg
     callerSpokeSince: (since) => lastWordsAt >= since,
     onChange: (change) => {
       const { kind, ...fields } = change;
-      logger?.info({ ...fields, atEpochMs: Date.now() }, CHANGE_MESSAGES[kind]);
+      logger?.info({ ...fields, atEpochMs: Date.now() }, BARGE_IN_MESSAGES[kind]);
     },
   });
 }

@@ -9,6 +9,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'vitest';
 import { RUN_DIR } from '../../scripts/stack/layout.js';
+import { BARGE_IN_MESSAGES } from '../../src/audio/barge-in-output.js';
 import { EspeakSynthesizer } from '../../src/local-voice/synthesizer.js';
 import type { VoiceLanguage } from '../../src/local-voice/worker-messages.js';
 import { encodeWav } from '../../src/local-voice/wav.js';
@@ -281,8 +282,8 @@ export function workerLineAt(workerLog: string, msg: string, sinceEpoch: number)
   return undefined;
 }
 
-export const REPLY_PAUSED = 'reply paused: the caller talks over it';
-export const REPLY_DROPPED = 'paused reply dropped: the caller barged in';
+export const REPLY_PAUSED = BARGE_IN_MESSAGES.paused;
+export const REPLY_DROPPED = BARGE_IN_MESSAGES.dropped;
 
 /**
  * A barge-in cancels the interrupted context at the provider, unless the provider had already
