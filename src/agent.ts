@@ -32,7 +32,7 @@ import { type HeldGreeting, holdGreeting, isCallRoom } from './sip/greeting-audi
 import { CallStartup } from './sip/startup.js';
 import { attachDtmfTurns } from './sip/dtmf-turns.js';
 import { maskPhoneNumbersInOutput } from './sip/log-privacy.js';
-import { EARLY_ACK_SILENCE_BOUND_MS, createSpeechToText, isLiveTranscriptionModel } from './stt/index.js';
+import { EARLY_ACK_SILENCE_BOUND_MS, createSpeechToText, isLiveTranscriptionModel, shareVad } from './stt/index.js';
 import { voiceForCall } from './tts/call-voice.js';
 import { type CreatedTTS, createTTS } from './tts/factory.js';
 import { startLeaseService } from '@firstword/agents-plugin-tts/budget';
@@ -118,15 +118,16 @@ export async function entry(ctx: JobContext<ProcessData>): Promise<void> {
   const caller = describeCaller(callerParticipant, { sip: config.sip.call });
   logger.info(caller.logFields, 'caller joined');
 
-  const vad = ctx.proc.userData.vad ?? (await silero.VAD.load({ minSilenceDuration: config.turn.silenceMs }));
+  // One Silero inference per call: the STT commits at the session's own end of speech.
+  const vad = shareVad(ctx.proc.userData.vad ?? (await silero.VAD.load({ minSilenceDuration: config.turn.silenceMs })));
   const { voice, fallback } = await pendingVoice;
   ctx.addShutdownCallback(() => voice.close());
 
   const session = createSession(
     {
-      vad,
+      vad: vad.session,
       // The same base URL for both: the plugin's realtime STT does not read OPENAI_BASE_URL itself.
-      stt: createSpeechToText({ apiKey: config.openai.apiKey, baseURL: config.openai.baseURL, model: config.openai.sttModel, vad }),
+      stt: createSpeechToText({ apiKey: config.openai.apiKey, baseURL: config.openai.baseURL, model: config.openai.sttModel, vad: vad.stt }),
       llm: new openai.LLM({ apiKey: config.openai.apiKey, baseURL: config.openai.baseURL, model: config.openai.llmModel }),
       tts: voice.tts,
     },

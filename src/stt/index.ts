@@ -3,9 +3,9 @@
  * `@livekit/agents-plugin-openai`, language detected (Korean and English).
  *
  * - A live model (gpt-realtime-whisper, the default; gpt-live-transcribe) has no server-side turn
- *   detection: the plugin sends `turn_detection` nowhere, runs `vad` (our Silero, the session's
- *   own settings) and commits at its end of speech (plugin stt.ts `REALTIME_ONLY_MODELS`,
- *   `#forwardVadEvents`). Words arrive while the caller speaks; the words heard at the end of
+ *   detection: the plugin sends `turn_detection` nowhere and commits at `vad`'s end of speech
+ *   (plugin stt.ts `REALTIME_ONLY_MODELS`, `#forwardVadEvents`); `vad` is the session's Silero
+ *   shared through ./shared-vad.ts, so one inference serves both. Words arrive while the caller speaks; the words heard at the end of
  *   speech start the preemptive draft (./preflight.ts).
  * - Any other model (gpt-4o-transcribe) keeps the plugin's server_vad (silence 350 ms, prefix
  *   600 ms): OpenAI's VAD commits and nothing is heard before its final.
@@ -15,6 +15,7 @@ import * as openai from '@livekit/agents-plugin-openai';
 import { PreflightSTT } from './preflight.js';
 
 export { PreflightSTT, normalizedWords, type PreflightCounts } from './preflight.js';
+export { shareVad, type SharedVad } from './shared-vad.js';
 
 /** The plugin's realtime-only models (its stt.ts `REALTIME_ONLY_MODELS`). */
 export const LIVE_TRANSCRIPTION_MODELS: readonly string[] = ['gpt-realtime-whisper', 'gpt-live-transcribe'];
@@ -34,7 +35,7 @@ export interface SpeechToTextOptions {
   /** Reaches the realtime socket too: the plugin's STT ignores OPENAI_BASE_URL. */
   baseURL?: string;
   model: string;
-  /** Commits a live model's audio at its end of speech; pass the session's Silero. */
+  /** Commits a live model's audio at its end of speech: `shareVad(silero).stt`, the session's own boundaries. */
   vad: VAD;
 }
 

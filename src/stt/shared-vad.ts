@@ -1,0 +1,134 @@
+/**
+ * One Silero inference per call, heard by both of its listeners.
+ *
+ * A live transcription model (gpt-realtime-whisper) has no server-side turn detection, so
+ * `@livekit/agents-plugin-openai` 1.9 commits the audio at a VAD's end of speech and opens its own
+ * stream on the VAD it is given (plugin stt.ts `#forwardVadEvents`). Given the session's Silero,
+ * that is a second inference over the same frames beside the session's own: twice the VAD CPU of
+ * every call, and on a busy host two streams falling behind realtime instead of one ("VAD
+ * inference is slower than realtime", seconds behind at job start), where they can also disagree
+ * on where an utterance ends, so the STT commits a segment the session never saw end.
+ *
+ * `shareVad` hands the session the real VAD, tapped, and the STT a VAD that runs no model: its
+ * streams drop the frames pushed to them and report the session stream's starts and ends of
+ * speech, the only events the plugin reads. So the STT commits exactly when the session's turn
+ * ends, from one inference.
+ */
+import type { EventEmitter } from 'node:events';
+import { VAD, type VADCapabilities, type VADEvent, VADEventType, VADStream } from '@livekit/agents';
+
+type SpeechBoundaryListener = (event: VADEvent) => void;
+
+/** The session stream's starts and ends of speech, for whoever follows them. */
+class SpeechBoundaries {
+  readonly #listeners = new Set<SpeechBoundaryListener>();
+
+  subscribe(listener: SpeechBoundaryListener): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  publish(event: VADEvent): void {
+    if (event.type !== VADEventType.START_OF_SPEECH && event.type !== VADEventType.END_OF_SPEECH) return;
+    for (const listener of this.#listeners) listener(event);
+  }
+}
+
+/** The session's VAD: the real one, each of its streams' events also published to the STT. */
+class TappedVAD extends VAD {
+  readonly label: string;
+  readonly #inner: VAD;
+  readonly #boundaries: SpeechBoundaries;
+  readonly #forwardMetrics: Parameters<VAD['on']>[1] = (metrics) => this.emit('metrics_collected', metrics);
+
+  constructor(inner: VAD, boundaries: SpeechBoundaries) {
+    super(inner.capabilities);
+    this.#inner = inner;
+    this.#boundaries = boundaries;
+    this.label = inner.label;
+    // The inner VAD outlives this call (loaded once per process): listen to it only while the
+    // session listens here, so a finished call leaves no listener behind. ('newListener' comes
+    // before the listener is added, 'removeListener' after it is gone.)
+    const emitter = this as unknown as EventEmitter;
+    emitter.on('newListener', (event: string | symbol) => {
+      if (event === 'metrics_collected' && this.listenerCount('metrics_collected') === 0) inner.on('metrics_collected', this.#forwardMetrics);
+    });
+    emitter.on('removeListener', (event: string | symbol) => {
+      if (event === 'metrics_collected' && this.listenerCount('metrics_collected') === 0) inner.off('metrics_collected', this.#forwardMetrics);
+    });
+  }
+
+  override get minSilenceDuration(): number | null {
+    return this.#inner.minSilenceDuration;
+  }
+
+  stream(): VADStream {
+    const stream = this.#inner.stream();
+    const next = stream.next.bind(stream);
+    // The session reads its events through next() (for await); each one it reads is published.
+    stream.next = async () => {
+      const result = await next();
+      if (!result.done) this.#boundaries.publish(result.value);
+      return result;
+    };
+    return stream;
+  }
+}
+
+/** The STT's VAD: no model, the session stream's boundaries. */
+class FollowingVAD extends VAD {
+  readonly label: string;
+  readonly #boundaries: SpeechBoundaries;
+
+  constructor(capabilities: VADCapabilities, label: string, boundaries: SpeechBoundaries) {
+    super(capabilities);
+    this.label = `firstword.Following<${label}>`;
+    this.#boundaries = boundaries;
+  }
+
+  stream(): VADStream {
+    return new FollowingStream(this, this.#boundaries);
+  }
+}
+
+class FollowingStream extends VADStream {
+  readonly #unsubscribe: () => void;
+
+  constructor(vad: VAD, boundaries: SpeechBoundaries) {
+    super(vad);
+    this.#unsubscribe = boundaries.subscribe((event) => this.sendVADEvent(event));
+    void this.#discardInput();
+  }
+
+  /** The session's stream hears these frames; read them only so the input queue stays empty. */
+  async #discardInput(): Promise<void> {
+    for (;;) {
+      const { done } = await this.inputReader.read().catch(() => ({ done: true }));
+      if (done) return;
+    }
+  }
+
+  /** VADStream.endInput closes the writable its own writer holds, which rejects: close the writer. */
+  override endInput(): void {
+    if (this.inputClosed || this.closed) return;
+    this.inputClosed = true;
+    this.inputWriter.close().catch(() => {});
+  }
+
+  override close(): void {
+    this.#unsubscribe();
+    super.close();
+  }
+}
+
+export interface SharedVad {
+  /** Give this to the session: it runs the model. */
+  session: VAD;
+  /** Give this to the speech-to-text: it follows the session's stream. */
+  stt: VAD;
+}
+
+export function shareVad(vad: VAD): SharedVad {
+  const boundaries = new SpeechBoundaries();
+  return { session: new TappedVAD(vad, boundaries), stt: new FollowingVAD(vad.capabilities, vad.label, boundaries) };
+}
