@@ -136,7 +136,7 @@ describe('shareVad with a scripted VAD', () => {
 
 describe('shareVad with the real openai.STT, Silero and speech', () => {
   let synthesizer: EspeakSynthesizer;
-  let silero16k: silero.VAD;
+  let silero16k: VAD;
   let server: OpenAIServer | undefined;
 
   beforeAll(async () => {
