@@ -100,6 +100,25 @@ describe('OpenAI server: live transcription models', () => {
     expect(server.stats().transcriptsQueued).toBe(1);
   });
 
+  it('a commit of silence completes with an empty transcript; the queued transcript waits for the speech after it', async () => {
+    const { server, client } = await setup({ deltaLagMs: 0, finalAfterCommitMs: 0 });
+    server.queueTranscripts([{ text: 'A table for two', voicedMs: 200 }]);
+    client.send(liveSession('gpt-realtime-whisper'));
+    await client.waitFor('session.updated');
+    client.append(silence(300));
+    client.send({ type: 'input_audio_buffer.commit' });
+    const quiet = await client.waitFor(COMPLETED);
+    expect(quiet.transcript).toBe('');
+    expect(client.of(DELTA)).toHaveLength(0);
+
+    client.append(tone(200));
+    client.append(silence(200));
+    client.send({ type: 'input_audio_buffer.commit' });
+    const spoken = await client.waitFor(COMPLETED, 2);
+    expect(spoken.transcript).toBe('A table for two');
+    expect(server.utterances.map((u) => u.transcript)).toEqual(['', 'A table for two']);
+  });
+
   it('jittered timings keep the words in order and complete', async () => {
     const { server, client } = await setup({ deltaLagMs: 20, finalAfterCommitMs: 10, timingJitterMs: 80, seed: 7 });
     server.queueTranscripts([{ text: 'one two three four five six', voicedMs: 300 }]);

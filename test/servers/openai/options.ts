@@ -23,7 +23,7 @@ export interface OpenAIServerOptions {
    * default; its exact placement (top level of the chunk) is UNCONFIRMED. @defaultValue true
    */
   obfuscation: boolean;
-  /** Transcript of a committed utterance when the queue is empty. @defaultValue 'Hello.' */
+  /** Transcript of committed speech when the queue is empty (a live model's silence is ''). @defaultValue 'Hello.' */
   defaultTranscript: string;
   /** Commit → `completed` (deltas are spread before it). @defaultValue 150 */
   transcriptionDelayMs: number;

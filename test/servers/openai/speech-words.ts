@@ -98,11 +98,10 @@ export class SpeechWords {
 
   /**
    * The item is committed: its transcript (every bound piece, whole) and the words not heard
-   * before, heard now. With nothing bound, the next queued transcript is the item's, as on the
-   * commit path.
+   * before, heard now. With nothing bound no loud window came since the last commit: the item
+   * is silence and its transcript empty, and the queue keeps its next transcript for speech.
    */
   commit(committedAt: number): { transcript: string; late: HeardWord[] } {
-    if (this.#pieces.length === 0) this.#bind(this.#positionMs);
     const late: HeardWord[] = [];
     for (const piece of this.#pieces) this.#hear(piece, Number.POSITIVE_INFINITY, piece.lastLoudAt ?? committedAt, late);
     const transcript = this.#pieces.map((p) => p.text).join(' ');
