@@ -15,6 +15,24 @@ function expectVoicedInOrder(fx: ProviderFixture, samples: Int16Array, texts: st
   expect(heard).toEqual(expected);
 }
 
+/**
+ * The first clause, then the rest once the first went to the provider. Pushed all at once, a
+ * starved host may hold every token before the first send, and the whole reply then rightly goes
+ * as one request: no pipeline left to test.
+ */
+async function speakAfterFirstSend(stream: ReturnType<FirstwordTTS['stream']>, reply: string, sent: Map<string, string[]>): Promise<void> {
+  const cut = reply.indexOf(', ') + 2;
+  for (const token of tokens(reply.slice(0, cut))) stream.pushText(token);
+  await withTimeout(
+    (async () => {
+      while ((sent.get(stream.id)?.length ?? 0) === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+    })(),
+    10_000,
+    `the first clause of ${JSON.stringify(reply.slice(0, cut))} sent`,
+  );
+  speak(stream, tokens(reply.slice(cut)));
+}
+
 for (const name of ['resemble', 'cartesia'] as const) {
   describe(`${name}: shared driver behaviour`, () => {
     let fx: ProviderFixture;
@@ -33,8 +51,9 @@ for (const name of ['resemble', 'cartesia'] as const) {
       everyStream(engine).on('track_done', (e) => done.push(e));
       for (const reply of [REPLY_EN, REPLY_KO, REPLY_EN]) {
         const stream = engine.stream();
-        speak(stream, tokens(reply));
-        const out = await collect(stream);
+        const collected = collect(stream);
+        await speakAfterFirstSend(stream, reply, sent);
+        const out = await collected;
         const texts = sent.get(stream.id) ?? [];
         expect(texts.length).toBeGreaterThan(1);
         expect(out.endOfStream).toBe(true);
