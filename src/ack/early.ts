@@ -253,7 +253,8 @@ export class EarlyAck extends EventEmitter<EarlyAckEvents> {
       return;
     }
     const reason = candidate ? 'user_resumed' : (turn.lastSkip?.reason ?? 'not_over');
-    this.#signals.emit('ack', { messageId: message.id, at: now(), outcome: 'skipped', reason, language });
+    const expectedWaitMs = candidate ? undefined : turn.lastSkip?.expectedWaitMs;
+    this.#signals.emit('ack', { messageId: message.id, at: now(), outcome: 'skipped', reason, language, ...(expectedWaitMs !== undefined ? { expectedWaitMs: Math.round(expectedWaitMs) } : {}) });
   }
 }
 

@@ -266,7 +266,7 @@ export class TurnBudget extends EventEmitter<TurnBudgetEvents> {
   }
 
   #applyAck(turn: OpenTurn, ev: AckSignal): void {
-    turn.ack = { outcome: ev.outcome, reason: ev.reason, phraseId: ev.phraseId, language: ev.language, durationMs: ev.durationMs };
+    turn.ack = { outcome: ev.outcome, reason: ev.reason, phraseId: ev.phraseId, language: ev.language, durationMs: ev.durationMs, expectedWaitMs: ev.expectedWaitMs };
     if (ev.outcome !== 'played') return;
     turn.stamps.ackQueued = ev.at;
     if (ev.playedAt !== undefined) turn.stamps.ackPlaybackStarted = ev.playedAt;

@@ -46,6 +46,8 @@ export interface AckSignal {
   phraseId?: string;
   language?: string;
   durationMs?: number;
+  /** A skipped early ack: the wait for the reply a clip had to fit, ms from the decision. */
+  expectedWaitMs?: number;
 }
 
 export type AckReason =

@@ -117,6 +117,7 @@ describe('early acknowledgement on a live transcription', () => {
     await next(1);
     // Every clip (≥ 250 ms) would hold a reply expected within 200 ms.
     expect(attempts[0]).toMatchObject({ outcome: 'skipped', reason: 'reply_ready' });
+    expect(attempts[0]!.expectedWaitMs).toBeLessThan(250);
     // The reply's audio comes ~1 s after the end of speech: the expected wait grows toward it.
     await new Promise((resolve) => setTimeout(resolve, 300));
     await output.captureFrame(new AudioFrame(new Int16Array(160), 16000, 1, 160));

@@ -88,7 +88,7 @@ describe.skipIf(!available)('the production worker in real rooms (local voice)',
   /** The worker's newest `turn latency` line (its log is the stack's). */
   /** The worker's last turn line: its stamps are ms after `atEpochMs`. */
   interface TurnLine {
-    ack?: { outcome: string; durationMs?: number };
+    ack?: { outcome: string; reason?: string; durationMs?: number; expectedWaitMs?: number };
     atEpochMs: number;
     stamps: { playbackStarted?: number };
   }
@@ -172,8 +172,19 @@ describe.skipIf(!available)('the production worker in real rooms (local voice)',
     // of a 433 ms clip were heard, where an idle machine hears 360 to 400).
     // Sound heard before the worker even began to play the reply can only be the ack's.
     const { ack, atEpochMs, stamps } = lastTurnLine();
-    expect(ack?.outcome, 'the early ack played').toBe('played');
     const replyPlayedMs = atEpochMs + stamps.playbackStarted! - result.t0Epoch;
+    if (ack?.outcome === 'skipped') {
+      // A starved host delivers the live words late (1.6 s after the speech was seen here), so the
+      // words that end the turn come when less of the expected wait is left than any clip lasts:
+      // the worker skips the ack rather than hold the reply behind it. Then nothing plays first.
+      expect(ack.reason, 'the only reason to skip an ack on a finished question').toBe('reply_ready');
+      expect(ack.expectedWaitMs, 'the wait no clip fitted is logged').toBeDefined();
+      expect(loudSpan(result.frames, utterance!.voicedEndMs!, replyPlayedMs - FRAME_MS), 'sound before the reply, with no ack').toBeUndefined();
+      expectSpokenReply(result, turn, span!.firstMs);
+      console.info(`[test/e2e] ${lang} spoken turn: no ack (only ${ack.expectedWaitMs} ms of the expected wait were left when the words ended the turn)`);
+      return;
+    }
+    expect(ack?.outcome, 'the early ack played').toBe('played');
     const ackHeard = loudSpan(result.frames, utterance!.voicedEndMs!, Math.min(replyPlayedMs, span!.firstMs + ack!.durationMs!) - FRAME_MS);
     expect(ackHeard?.loudMs ?? 0, `the ack reached the caller before the reply began to play (${Math.round(replyPlayedMs)} ms)`).toBeGreaterThanOrEqual(FRAME_MS);
     expectSpokenReply(result, turn, span!.firstMs, { ackMs: ack!.durationMs! });
