@@ -9,7 +9,7 @@ import { type AckLibrary, attachAcknowledgement, prepareAcknowledgements } from 
 import type { AckController } from '../../src/ack/controller.js';
 import type { AckMode } from '../../src/config/index.js';
 import { type TurnBudget, attachTurnBudget } from '../../src/latency/turn-budget.js';
-import { createAssistant, createSession } from '../../src/session.js';
+import { type TurnTaking, createAssistant, createSession } from '../../src/session.js';
 import type { FirstwordTTS } from '@firstword/agents-plugin-tts';
 import { PushAudioInput } from '../helpers/audio-input.js';
 import { withTimeout } from '../helpers/async.js';
@@ -45,6 +45,8 @@ export interface AckSessionOptions {
   /** Audio per character from the server; the acks' length follows it. @defaultValue 20 */
   msPerChar?: number;
   random?: () => number;
+  /** Turn taking as the worker configures it; unset, the framework's defaults. */
+  turn?: TurnTaking;
 }
 
 export async function startAckSession(opts: AckSessionOptions): Promise<AckSession> {
@@ -61,7 +63,7 @@ export async function startAckSession(opts: AckSessionOptions): Promise<AckSessi
   for (const ack of library.all()) ackTags.set(Math.abs(ack.frames[0]!.data[0]!), ack.id);
 
   const microphone = new PushAudioInput();
-  const session = createSession({ stt: new ScriptedSTT(opts.utterances), llm: new voice.testing.FakeLLM(opts.responses), tts: engine });
+  const session = createSession({ stt: new ScriptedSTT(opts.utterances), llm: new voice.testing.FakeLLM(opts.responses), tts: engine }, { turn: opts.turn });
   const output = new RecordingAudioOutput({ playout: opts.playout ?? 'realtime' });
   session.output.audio = output;
   session.input.audio = microphone;

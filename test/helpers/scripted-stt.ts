@@ -14,6 +14,12 @@ export interface ScriptedUtterance {
   transcript: string;
   /** @defaultValue '' (unknown) */
   language?: string;
+  /**
+   * End of speech before the final transcript, as a commit-on-silence model reports (the end is
+   * known first, the words follow): the turn waits out the endpointing delay from that end while
+   * a preemptive draft runs on the transcript. @defaultValue false
+   */
+  endBeforeFinal?: boolean;
 }
 
 export class ScriptedSTT extends stt.STT {
@@ -60,9 +66,11 @@ class ScriptedSpeechStream extends stt.SpeechStream {
         endTime: 0,
         confidence: 1,
       };
+      const end = { type: stt.SpeechEventType.END_OF_SPEECH, speechEndTime: Date.now() };
       this.queue.put({ type: stt.SpeechEventType.START_OF_SPEECH });
+      if (utterance.endBeforeFinal) this.queue.put(end);
       this.queue.put({ type: stt.SpeechEventType.FINAL_TRANSCRIPT, alternatives: [alternative] });
-      this.queue.put({ type: stt.SpeechEventType.END_OF_SPEECH, speechEndTime: Date.now() });
+      if (!utterance.endBeforeFinal) this.queue.put(end);
     }
   }
 }

@@ -162,4 +162,26 @@ describe('turn budget in a session', () => {
       expect(report.stamps.ackQueued).toBeUndefined();
     }
   });
+
+  it('credits a preemptive draft synthesized before the turn was decided to that turn', async () => {
+    // The draft's LLM and TTS run on the final transcript; the turn is committed 800 ms after the
+    // end of speech, long after the draft's first chunk went to the TTS (as on a loaded worker).
+    s = await startAckSession({
+      mode: 'off',
+      responses: [{ input: QUESTION, content: REPLY, ttft: 10 }],
+      utterances: [{ transcript: QUESTION, endBeforeFinal: true }],
+      turn: { minDelayMs: 800, maxDelayMs: 1_500, preemptive: true, detection: 'stt' },
+    });
+    let firstChunkAt: number | undefined;
+    s.engine.onStream((_, timeline) => timeline.once('chunk', (ev) => (firstChunkAt ??= ev.at)));
+    s.microphone.pushSilence(100);
+    await withTimeout(turnsReported(s.budget, 1), 10_000, 'turn reported');
+    const [report] = s.budget.reports;
+    expect(report!.at + report!.stamps.userTurnCompleted!, 'the draft was synthesizing before the turn').toBeGreaterThan(firstChunkAt!);
+    expectOrdered(report!, ['llmRequest', 'llmFirstToken', 'ttsFirstChunk', 'ttsFirstSend', 'ttsFirstByte', 'ttsFirstFrame']);
+    expectOrdered(report!, ['userTurnCompleted', 'playbackStarted']);
+    expect(report!.streamId).toBeDefined();
+    // Heard from the end of speech: what a turn line without this stamp reported as nothing.
+    expect(report!.firstSoundMs).toBeCloseTo(report!.stamps.playbackStarted! - report!.stamps.userStoppedSpeaking!, 0);
+  });
 });
