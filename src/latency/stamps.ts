@@ -9,6 +9,7 @@
  */
 import { toEpoch } from './clock.js';
 import type { MediaPath } from './media-path.js';
+import type { AckSignal } from './turn-signals.js';
 
 export const STAMP_NAMES = [
   /**
@@ -91,15 +92,8 @@ export interface LiveKitTurnMetrics {
   ttsTtfbMs?: number;
 }
 
-export interface AckSummary {
-  outcome: 'played' | 'skipped';
-  reason: string;
-  phraseId?: string;
-  language?: string;
-  durationMs?: number;
-  /** A skipped early ack: the wait for the reply a clip had to fit, ms from the decision (no clip fit when it was too short). */
-  expectedWaitMs?: number;
-}
+/** What the acknowledgement did for the turn, as its signal said (src/latency/turn-signals.ts). */
+export type AckSummary = Pick<AckSignal, 'outcome' | 'reason' | 'phraseId' | 'language' | 'durationMs' | 'expectedWaitMs'>;
 
 export interface TurnReport {
   /** 1-based turn number within the session. */

@@ -299,10 +299,11 @@ export class TurnBudget extends EventEmitter<TurnBudgetEvents> {
   }
 
   #applyAck(turn: OpenTurn, ev: AckSignal): void {
-    turn.ack = { outcome: ev.outcome, reason: ev.reason, phraseId: ev.phraseId, language: ev.language, durationMs: ev.durationMs, expectedWaitMs: ev.expectedWaitMs };
-    if (ev.outcome !== 'played') return;
-    turn.stamps.ackQueued = ev.at;
-    if (ev.playedAt !== undefined) turn.stamps.ackPlaybackStarted = ev.playedAt;
+    const { messageId: _matched, at, playedAt, ...summary } = ev;
+    turn.ack = summary;
+    if (summary.outcome !== 'played') return;
+    turn.stamps.ackQueued = at;
+    if (playedAt !== undefined) turn.stamps.ackPlaybackStarted = playedAt;
   }
 
   /** Follows the session's current audio output (a room attaches its own at start). */

@@ -46,7 +46,7 @@ export interface AckSignal {
   phraseId?: string;
   language?: string;
   durationMs?: number;
-  /** A skipped early ack: the wait for the reply a clip had to fit, ms from the decision. */
+  /** A skipped early ack: the wait for the reply a clip had to fit, ms from the decision (no clip fit when it was too short). */
   expectedWaitMs?: number;
 }
 
