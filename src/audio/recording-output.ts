@@ -135,6 +135,9 @@ export class RecordingAudioOutput extends voice.AudioOutput {
     }
 
     const now = this.#opts.now();
+    // `now` on the timeline clock, read at the same instant: the playback event's time must not
+    // grow by however long this process is held up before it emits (4 ms on a loaded CI machine).
+    const timelineAt = this.#opts.now === timelineNow ? now : timelineNow();
     const durationMs = (frame.samplesPerChannel / frame.sampleRate) * 1000;
     let playAt = now;
     if (this.#opts.playout === 'realtime') {
@@ -152,7 +155,7 @@ export class RecordingAudioOutput extends voice.AudioOutput {
     if (segment.frames.length === 1) {
       segment.startedAt = playAt;
       // The event's time is epoch ms (LiveKit's contract): when this frame plays, on the wall clock.
-      this.onPlaybackStarted(toEpoch(playAt - now + timelineNow()));
+      this.onPlaybackStarted(toEpoch(playAt - now + timelineAt));
     }
   }
 

@@ -11,6 +11,7 @@ import {
   RecordingAudioOutput,
   segmentAudio,
 } from '../../src/audio/recording-output.js';
+import { fromEpoch } from '../../src/latency/clock.js';
 
 const RATE = 24_000;
 
@@ -162,6 +163,25 @@ describe('RecordingAudioOutput, real-time playout', () => {
     output.close();
     expect(vi.getTimerCount()).toBe(0);
     expect(output.segments[0]).toMatchObject({ finished: true, interrupted: true });
+  });
+});
+
+describe('RecordingAudioOutput on the timeline clock', () => {
+  afterEach(() => vi.restoreAllMocks());
+
+  it('dates playback start to when its first frame plays, however long the process is held up before it says so', async () => {
+    // Every read of the timeline clock comes 5 ms after the last: a loaded machine descheduling
+    // the process between any two steps. The wall clock follows it, so epoch times stay in step.
+    let t = 1_000;
+    vi.spyOn(performance, 'now').mockImplementation(() => (t += 5));
+    vi.spyOn(Date, 'now').mockImplementation(() => performance.timeOrigin + t);
+    const output = new RecordingAudioOutput({ playout: 'realtime' });
+    const started: number[] = [];
+    output.on(voice.AudioOutput.EVENT_PLAYBACK_STARTED, (ev: { createdAt: number }) => started.push(ev.createdAt));
+    await output.captureFrame(frame(1));
+    output.clearBuffer();
+    expect(started).toHaveLength(1);
+    expect(fromEpoch(started[0]!)).toBeCloseTo(output.frames[0]!.playAt, 3);
   });
 });
 
