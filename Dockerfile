@@ -15,6 +15,8 @@ WORKDIR /app
 ENV ONNXRUNTIME_NODE_INSTALL=skip
 COPY package.json package-lock.json ./
 COPY packages/agents-plugin-tts/package.json ./packages/agents-plugin-tts/
+# npm ci's postinstall applies these fixes to dependencies (patch-package; docs/testing.md).
+COPY patches ./patches
 RUN npm ci --no-audit --no-fund
 # The TTS plugin first (an npm workspace: packages/agents-plugin-tts/dist, its manifest switched to
 # the compiled files), then the application against the plugin's declarations
@@ -33,6 +35,7 @@ WORKDIR /app
 ENV ONNXRUNTIME_NODE_INSTALL=skip
 COPY package.json package-lock.json ./
 COPY --from=build /app/packages/agents-plugin-tts/package.json ./packages/agents-plugin-tts/
+COPY patches ./patches
 RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 COPY --from=build /app/packages/agents-plugin-tts/dist ./packages/agents-plugin-tts/dist
 COPY --from=build /app/dist ./dist
