@@ -18,15 +18,15 @@ COPY packages/agents-plugin-tts/package.json ./packages/agents-plugin-tts/
 # npm ci's postinstall applies these fixes to dependencies (patch-package; docs/testing.md).
 COPY patches ./patches
 RUN npm ci --no-audit --no-fund
-# The TTS plugin first (an npm workspace: packages/agents-plugin-tts/dist, its manifest switched to
-# the compiled files), then the application against the plugin's declarations
+# `npm run build` (scripts/build.mjs), as `npm start`, PM2 and systemd do: the TTS plugin (an npm
+# workspace: packages/agents-plugin-tts/dist), then the application against its declarations
 # (tsconfig.build.json); rootDir keeps dist/ at the same depth as src/ (paths relative to the
 # project root hold).
 COPY tsconfig.json tsconfig.build.json ./
+COPY scripts/build.mjs ./scripts/
 COPY packages/agents-plugin-tts ./packages/agents-plugin-tts
-RUN npm run build:plugin && node packages/agents-plugin-tts/scripts/pack-manifest.mjs publish
 COPY src ./src
-RUN npx tsc -p tsconfig.build.json
+RUN npm run build
 
 # --- runtime ----------------------------------------------------------------------------------
 FROM node:20-bookworm-slim
@@ -39,7 +39,7 @@ COPY patches ./patches
 RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 COPY --from=build /app/packages/agents-plugin-tts/dist ./packages/agents-plugin-tts/dist
 COPY --from=build /app/dist ./dist
-# the browser page, for `docker run ... firstword node dist/web/main.js`
+# the browser page, for `docker run ... firstword node --conditions=firstword-compiled dist/web/main.js`
 COPY web ./web
 
 USER node
@@ -52,4 +52,6 @@ HEALTHCHECK --interval=30s --timeout=5s --start-period=90s --retries=3 \
 
 # The worker drains calls on SIGTERM and exits 0 (src/lifecycle).
 STOPSIGNAL SIGTERM
-CMD ["node", "dist/agent.js", "start"]
+# npm start's command: the condition makes the TTS plugin resolve to its compiled files (its
+# manifest names its TypeScript source by default); the job processes inherit it.
+CMD ["node", "--conditions=firstword-compiled", "dist/agent.js", "start"]

@@ -3,13 +3,23 @@
  *
  *   PM2_KILL_SIGNAL=SIGTERM pm2 start ecosystem.config.cjs
  *
+ * Loading this file builds the worker (scripts/build.mjs, as `npm start` does): after a pull,
+ * `pm2 reload ecosystem.config.cjs` rebuilds and restarts; `pm2 restart firstword` alone does not
+ * rebuild.
+ *
  * The stop signal is not a per-app setting in PM2: the daemon sends PM2_KILL_SIGNAL (SIGINT
  * by default), read from its own environment when it starts. Start the daemon with
  * PM2_KILL_SIGNAL=SIGTERM as above (`pm2 kill` first if one is already running). The worker
  * drains on SIGINT just the same, so a daemon left on the default still lets calls finish.
  * See docs/operations.md.
  */
+const { execFileSync } = require('node:child_process');
 const path = require('node:path');
+
+// The worker runs compiled JavaScript (dist/): build what changed before PM2 starts it, so it never
+// runs an older build than the source (a no-op in well under a second when nothing changed).
+// A failed build throws here, and PM2 starts nothing.
+execFileSync(process.execPath, [path.join(__dirname, 'scripts', 'build.mjs')], { cwd: __dirname, stdio: 'inherit' });
 
 // Keep in step with the worker: it waits this long for calls to end (default 30 min).
 const drainSeconds = Number(process.env.SHUTDOWN_DRAIN_TIMEOUT_S) || 1800;
@@ -19,12 +29,13 @@ module.exports = {
     {
       name: 'firstword',
       cwd: __dirname,
-      // `node --import tsx …` as one process, started directly (interpreter 'none'): PM2's
+      // `npm start`'s command as one process, started directly (interpreter 'none'): PM2's
       // signal and IPC channel reach the worker itself, not npm or PM2's own module wrapper
-      // (which would hide the entry file from the agent's "run directly?" check).
+      // (which would hide the entry file from the agent's "run directly?" check). The condition
+      // makes the TTS plugin resolve to its compiled files too; the job processes inherit it.
       script: 'node',
       interpreter: 'none',
-      args: ['--import', 'tsx', path.join('src', 'agent.ts'), 'start'],
+      args: ['--conditions=firstword-compiled', path.join('dist', 'agent.js'), 'start'],
       exec_mode: 'fork',
       instances: 1,
 

@@ -31,7 +31,7 @@ import { describeCaller, greetSipCaller, greetingFor } from './sip/index.js';
 import { type HeldGreeting, holdGreeting, isCallRoom } from './sip/greeting-audio.js';
 import { CallStartup } from './sip/startup.js';
 import { attachDtmfTurns } from './sip/dtmf-turns.js';
-import { maskPhoneNumbersInOutput } from './sip/log-privacy.js';
+import { guardLogOutput } from './log-output/guard.js';
 import { EARLY_ACK_SILENCE_BOUND_MS, createSpeechToText, isLiveTranscriptionModel, shareVad } from './stt/index.js';
 import { voiceForCall } from './tts/call-voice.js';
 import { type CreatedTTS, createTTS } from './tts/factory.js';
@@ -58,8 +58,9 @@ export async function prepareVoice(config: AppConfig): Promise<CreatedTTS> {
 }
 
 export async function prewarm(proc: JobProcess<ProcessData>): Promise<void> {
-  // Before any call: the framework logs SIP callers' identities (their numbers) unmasked.
-  maskPhoneNumbersInOutput(process.stdout);
+  // Before any call: the framework logs SIP callers' identities (their numbers) unmasked, and an
+  // overloaded VAD warns once per audio window.
+  guardLogOutput(process.stdout);
   const config = loadConfig(process.env, { mode: 'worker' });
   proc.userData.vad = await silero.VAD.load({ minSilenceDuration: config.turn.silenceMs });
 
@@ -223,7 +224,7 @@ const WORKER_COMMANDS = new Set(['start', 'dev', 'connect']);
  * is one readable message instead of a stack trace from deep inside a plugin.
  */
 export function runWorkerCli(argv: string[] = process.argv): void {
-  maskPhoneNumbersInOutput(process.stdout);
+  guardLogOutput(process.stdout);
   loadEnvFile();
   if (!WORKER_COMMANDS.has(argv[2] ?? '')) {
     // Job subprocesses and the framework's other commands: the framework parses its own arguments.

@@ -82,8 +82,9 @@ export function workerEnv(s: WorkerSettings): Record<string, string> {
 }
 
 /**
- * `npm start`'s command (`node --import tsx src/agent.ts start`), without npm in between so the
- * recorded PID is the worker's own. Not the tsx CLI: it relays a signal and SIGKILLs the worker
+ * The production worker from its TypeScript source (`node --import tsx src/agent.ts start`: the
+ * stack runs the tree as it is, with no build; `npm start` runs the same worker compiled), without
+ * npm in between so the recorded PID is the worker's own. Not the tsx CLI: it relays a signal and SIGKILLs the worker
  * when the worker takes more than ~60 ms to acknowledge it, which a loaded machine does (a
  * draining worker with live calls died with exit 143 that way). Ready when the framework logs `registered worker`: the server drops a job
  * that finds no registered worker, so nothing may be dispatched before that line.

@@ -33,11 +33,13 @@ export function sourceFiles(dir: string): string[] {
 /** The plugin's exports (its manifest names its source in the repository: pack-manifest.mjs). */
 function packagePaths(): Map<string, string> {
   const dir = join('packages', 'agents-plugin-tts');
-  const manifest = JSON.parse(readFileSync(join(ROOT, dir, 'package.json'), 'utf8')) as { name: string; exports: Record<string, string> };
+  type Target = string | { default: string };
+  const manifest = JSON.parse(readFileSync(join(ROOT, dir, 'package.json'), 'utf8')) as { name: string; exports: Record<string, Target> };
   return new Map(
     Object.entries(manifest.exports)
-      .filter(([, target]) => target.endsWith('.ts'))
-      .map(([path, target]) => [join(manifest.name, path), join(dir, target)]),
+      .map(([path, target]) => [path, typeof target === 'string' ? target : target.default] as const)
+      .filter(([, source]) => source.endsWith('.ts'))
+      .map(([path, source]) => [join(manifest.name, path), join(dir, source)]),
   );
 }
 

@@ -9,11 +9,13 @@
  *   nothing of the interrupted reply is heard after that, the next reply is heard in full, on
  *   the same TTS socket;
  * - drain: a second `npm start` worker gets SIGTERM mid-reply; the reply plays to its end, the
- *   call carries on until the caller leaves, then the worker exits 0.
+ *   call carries on until the caller leaves, then the worker exits 0;
+ * - PM2: the production command (ecosystem.config.cjs) builds and runs compiled JavaScript, in
+ *   the worker and every job process it forks, and drains the same way.
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type CallResult,
@@ -49,7 +51,7 @@ import {
 } from './agent-calls.js';
 import { workerEnv } from '../../scripts/stack/components.js';
 import { requireForSuite } from '../helpers/requires.js';
-import { liveInGroup } from './process-group.js';
+import { liveInGroup, processTree } from './process-group.js';
 import { settledWithin } from '../helpers/async.js';
 import { type E2EStack, requireStack, startStack } from './stack.js';
 
@@ -350,6 +352,23 @@ describe.skipIf(!available)('the production worker in real rooms (Cartesia fake,
       expect(registered, `no registration before pm2 start returned; log:\n${logText().slice(-2000)}`).toBeDefined();
       expect(registered!.time as number).toBeLessThanOrEqual(startReturnedAt);
       expect((await status())?.pm2_env.status).toBe('online');
+
+      // The production command runs compiled JavaScript, and so does every process it forks: the
+      // worker is `node --conditions=firstword-compiled dist/agent.js start` (the build ran when PM2
+      // loaded the process file), its job processes load dist/agent.js, and nothing loads tsx.
+      const workerPid = (await status())!.pid;
+      const isJobProcess = (argv: string[]) => argv.some((a) => a.endsWith('job_proc_lazy_main.js'));
+      const tree = await waitFor('a job process of the PM2 worker', async () => {
+        const found = processTree(workerPid);
+        return found.some((p) => isJobProcess(p.argv)) ? found : undefined;
+      }, 60_000);
+      const compiledAgent = resolve(import.meta.dirname, '../../dist/agent.js');
+      const worker = tree.find((p) => p.pid === workerPid)!;
+      expect(worker.argv.slice(1)).toEqual(['--conditions=firstword-compiled', join('dist', 'agent.js'), 'start']);
+      const jobs = tree.filter((p) => isJobProcess(p.argv));
+      for (const job of jobs) expect(job.argv).toContain(compiledAgent);
+      for (const member of tree) expect(member.argv.filter((a) => /tsx|\.ts$/.test(a)), `${member.pid}: ${member.argv.join(' ')}`).toEqual([]);
+      console.info(`[test/e2e] pm2: worker and ${tree.length - 1} processes it forked, none on tsx:\n  ${tree.map((p) => `${p.pid}: ${p.argv.join(' ').slice(0, 200)}`).join('\n  ')}`);
 
       const result = await call(
         [

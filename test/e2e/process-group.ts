@@ -37,3 +37,34 @@ export const liveInGroup = (pgid: number): string[] =>
 
 /** CPU the group's live members have used so far, in ms. */
 export const groupCpuMs = (pgid: number): number => processGroup(pgid).reduce((n, m) => n + m.cpuMs, 0);
+
+/** A process and everything it started, each with its command line (argv). */
+export function processTree(rootPid: number): { pid: number; argv: string[] }[] {
+  const parents = new Map<number, number>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      parents.set(Number(entry), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  const inTree = new Set([rootPid]);
+  for (let grew = true; grew; ) {
+    grew = false;
+    for (const [pid, ppid] of parents) {
+      if (!inTree.has(pid) && inTree.has(ppid)) {
+        inTree.add(pid);
+        grew = true;
+      }
+    }
+  }
+  return [...inTree].flatMap((pid) => {
+    try {
+      return [{ pid, argv: readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter((a) => a !== '') }];
+    } catch {
+      return [];
+    }
+  });
+}

@@ -4,10 +4,11 @@
  * sooner hangs up on callers; one that sends another signal skips the drain. The docs name the
  * PM2 version that CI installs.
  */
+import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_DRAIN_TIMEOUT_S } from '../../src/config/defaults.js';
 
 const root = path.resolve(import.meta.dirname, '../..');
@@ -17,7 +18,7 @@ const CLOSE_ALLOWANCE_S = 90;
 const expectedStopS = DEFAULT_DRAIN_TIMEOUT_S + CLOSE_ALLOWANCE_S;
 
 interface Ecosystem {
-  apps: { kill_timeout: number; wait_ready: boolean; treekill: boolean; interpreter: string; args: string[] }[];
+  apps: { kill_timeout: number; wait_ready: boolean; treekill: boolean; interpreter: string; script: string; args: string[] }[];
 }
 
 function loadEcosystem(drainSeconds?: string): Ecosystem {
@@ -36,6 +37,12 @@ function loadEcosystem(drainSeconds?: string): Ecosystem {
 }
 
 describe('stop settings of every process manager', () => {
+  // Loading ecosystem.config.cjs builds the worker (scripts/build.mjs): build once up front, so
+  // every load below is the no-op of an up-to-date tree.
+  beforeAll(() => {
+    execFileSync(process.execPath, [path.join(root, 'scripts', 'build.mjs')], { cwd: root, stdio: 'inherit' });
+  }, 180_000);
+
   it('PM2: waits the drain plus the close allowance, follows SHUTDOWN_DRAIN_TIMEOUT_S, and is online only when ready', () => {
     const [app] = loadEcosystem().apps;
     expect(app!.kill_timeout).toBe(expectedStopS * 1000);
@@ -64,6 +71,25 @@ describe('stop settings of every process manager', () => {
     }
     expect(docs).toContain(`stop_grace_period: ${expectedStopS}s`);
     expect(docs).toContain(`terminationGracePeriodSeconds: ${expectedStopS}`);
+  });
+
+  it('npm start, PM2, systemd and Docker run one command: the compiled worker, built before it starts', () => {
+    const command = ['node', '--conditions=firstword-compiled', 'dist/agent.js', 'start'];
+    const scripts = (JSON.parse(read('package.json')) as { scripts: Record<string, string> }).scripts;
+    expect(scripts.start).toBe(command.join(' '));
+    expect(scripts.prestart).toBe('npm run build');
+    expect(scripts.build).toBe('node scripts/build.mjs');
+    // Loading the process file builds (up to date here: a no-op), as `npm start` does.
+    const [app] = loadEcosystem().apps;
+    expect([app!.script, ...app!.args]).toEqual(command);
+    const unit = read('deploy/firstword.service');
+    expect(unit).toMatch(/^ExecStartPre=\/usr\/bin\/node scripts\/build\.mjs$/m);
+    expect(unit).toMatch(new RegExp(`^ExecStart=/usr/bin/${command.join(' ')}$`, 'm'));
+    const dockerfile = read('Dockerfile');
+    expect(dockerfile).toMatch(/^RUN npm run build$/m);
+    expect(dockerfile).toContain(`CMD ${JSON.stringify(command).replace(/,/g, ', ')}`);
+    // Nothing in production loads TypeScript at run time.
+    for (const text of [scripts.start, app!.args.join(' '), unit, dockerfile]) expect(text).not.toMatch(/tsx|src\/agent\.ts/);
   });
 
   it('docs/operations.md installs the PM2 version CI tests with', () => {

@@ -1,8 +1,10 @@
 /**
- * The package's manifest has two forms. In the repository its exports name the TypeScript source
- * (`./src/….ts`), so the app, its tests and every process it spawns (tsx, from any working
- * directory) run the plugin's current source with no build step. Packed or deployed, they name
- * the compiled files (`./dist/….js` with `.d.ts` beside them).
+ * The package's manifest has two forms. In the repository each export names the TypeScript source
+ * (`./src/….ts`) by default, so the app, its tests and every process it spawns (tsx, from any
+ * working directory) run the plugin's current source with no build step; under the
+ * `firstword-compiled` condition it names the compiled files, which the production worker runs
+ * (`node --conditions=firstword-compiled dist/agent.js`). Packed, the exports are that compiled
+ * form alone (`./dist/….js` with `.d.ts` beside them): a consumer sets no condition.
  *
  *   node scripts/pack-manifest.mjs publish   package.json → the dist form (the source form is kept
  *                                            in package.source.json); `npm pack` runs it (prepack)
@@ -15,10 +17,10 @@ const dir = join(dirname(new URL(import.meta.url).pathname), '..');
 const manifest = join(dir, 'package.json');
 const kept = join(dir, 'package.source.json');
 
+const COMPILED = 'firstword-compiled';
+
 function toDist(target) {
-  if (!target.startsWith('./src/') || !target.endsWith('.ts')) return target;
-  const base = target.slice('./src/'.length, -'.ts'.length);
-  return { types: `./dist/${base}.d.ts`, default: `./dist/${base}.js` };
+  return typeof target === 'object' && target !== null && COMPILED in target ? target[COMPILED] : target;
 }
 
 const mode = process.argv[2];
