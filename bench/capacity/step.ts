@@ -1,0 +1,125 @@
+/**
+ * One step of `npm run bench:capacity` against one worker: the callers (./driver.ts) run inside the
+ * stack's namespace while the worker's CPU and memory are read from /proc. The steady window runs
+ * from the driver's `ready` (every call live) to its `done` (turns over, before any caller leaves).
+ */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { StackState } from '../../scripts/stack/state.js';
+import { type DriverEvent, runDriver } from '../room/stack-run.js';
+import type { CapacityPlan } from './driver.js';
+import { type GroupMemory, groupCpuMs, groupMemory, machineCpu, machineLoad, threadCpu } from './proc.js';
+import type { CpuSampler } from './sampler.js';
+import type { ProcessReading, StepRaw } from './summary.js';
+import { capacityTransitions } from './worker-log.js';
+
+/** A worker under test: its main process (leader of its process group) and its log. */
+export interface Target {
+  name: 'firstword' | 'stock';
+  agentName: string;
+  pid: number;
+  logFile: string;
+  idle: GroupMemory;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Waits (bounded) until the worker's group is back to its idle size: the last step's job processes have exited. */
+export async function settle(pid: number, idleProcesses: number, timeoutMs = 90_000): Promise<boolean> {
+  for (const deadline = Date.now() + timeoutMs; Date.now() < deadline; await sleep(500)) {
+    if (groupMemory(pid).processes <= idleProcesses) return true;
+  }
+  return false;
+}
+
+/**
+ * Waits (bounded) until the worker's last status flip says available. livekit-server drops a room
+ * job that finds every worker full (no retry once the worker frees up), so a step or the probe
+ * that starts while the last step's "full" still stands would measure a dropped dispatch.
+ */
+export async function available(logFile: string, timeoutMs = 60_000): Promise<boolean> {
+  for (const deadline = Date.now() + timeoutMs; Date.now() < deadline; await sleep(250)) {
+    const last = capacityTransitions(logFile).at(-1);
+    if (!last?.full) {
+      // The flip is logged as the update goes out; give the server a moment to apply it.
+      await sleep(500);
+      return true;
+    }
+  }
+  return false;
+}
+
+/** Every member's CPU now, and the threads of its job processes (a call's process is one of them). */
+function reading(sampler: CpuSampler, leader: number): ProcessReading {
+  const cpu = sampler.sample(leader);
+  const threads = new Map<number, ReturnType<typeof threadCpu>>();
+  for (const pid of cpu.keys()) if (sampler.role(pid) === 'job') threads.set(pid, threadCpu(pid));
+  return { at: Date.now(), cpu, threads };
+}
+
+export interface StepIo {
+  state: StackState;
+  sampler: CpuSampler;
+  work: string;
+  note: (line: string) => void;
+}
+
+export async function runStep(io: StepIo, target: Target, plan: CapacityPlan): Promise<StepRaw> {
+  const { state, sampler, work, note } = io;
+  const pid = target.pid;
+  const planFile = join(work, `plan-${target.name}-${plan.mode}-${plan.calls}.json`);
+  writeFileSync(planFile, `${JSON.stringify(plan)}\n`);
+  const raw: StepRaw = {
+    calls: plan.calls,
+    joins: [],
+    turns: [],
+    windowMs: 0,
+    workerCpuMs: 0,
+    machineLoad: Number.NaN,
+    memoryPeak: { processes: 0, rssMb: 0, pssMb: target.idle.pssMb },
+    startedAt: Date.now(),
+  };
+  let cpu0 = 0;
+  let t0 = 0;
+  let m0 = machineCpu();
+  let memory: NodeJS.Timeout | undefined;
+  const sample = () => {
+    const m = groupMemory(pid);
+    if (m.pssMb > raw.memoryPeak.pssMb) raw.memoryPeak = m;
+  };
+  const endWindow = () => {
+    if (!t0 || raw.windowMs) return;
+    clearInterval(memory);
+    raw.steadyEnd = reading(sampler, pid);
+    raw.workerCpuMs = groupCpuMs(pid) - cpu0;
+    raw.windowMs = Date.now() - t0;
+    raw.machineLoad = machineLoad(m0, machineCpu());
+  };
+  const events: DriverEvent[] = [];
+  const onEvent = (event: DriverEvent) => {
+    events.push(event);
+    if (event.bench === 'joined') raw.joins.push(event as unknown as StepRaw['joins'][number]);
+    else if (event.bench === 'ready') {
+      note(`${target.name}, ${plan.calls} call(s): ${String(event.joined)} joined, ${String(event.failed)} not served; turns running`);
+      raw.steadyStart = reading(sampler, pid);
+      cpu0 = groupCpuMs(pid);
+      m0 = machineCpu();
+      t0 = Date.now();
+      sample();
+      memory = setInterval(sample, 1000);
+    } else if (event.bench === 'turn') {
+      const t = event as unknown as StepRaw['turns'][number];
+      raw.turns.push(t);
+      note(`  ${target.name} call ${t.call} turn ${t.turn}: ${t.ok ? `first sound ${Math.round(t.callerWaitMs ?? 0)} ms, ${t.gaps ?? 0} gaps` : `MISS ${t.error}`}`);
+    } else if (event.bench === 'done') {
+      endWindow();
+      raw.callerCpuShare = event.callerCpuShare as number;
+    } else if (event.bench === 'error') raw.error = String(event.error);
+  };
+  const code = await runDriver(state, planFile, plan.deadlineMs + 30_000, onEvent, note, join('bench', 'capacity', 'driver.ts'));
+  endWindow();
+  clearInterval(memory);
+  if (code !== 0 && !raw.error) raw.error = `driver exited ${code}`;
+  writeFileSync(join(work, `events-${target.name}-${plan.mode}-${plan.calls}.json`), `${JSON.stringify(events)}\n`);
+  return raw;
+}
