@@ -27,7 +27,7 @@ import { groupMemory } from './proc.js';
 import { CpuSampler } from './sampler.js';
 import { type StepSummary, summarizeStep } from './summary.js';
 import { type CapacityReport, type WorkerRun, printCapacity } from './print.js';
-import { type Target, available, runStep, settle } from './step.js';
+import { type Target, available, rolesNow, runStep, settle } from './step.js';
 import { startStockWorker } from './stock-worker.js';
 import { capacityTransitions, processMarksOf } from './worker-log.js';
 
@@ -42,19 +42,6 @@ const STOCK_HTTP_PORT = 18084;
 const log = (line: string) => process.stdout.write(`${line}\n`);
 const note = (line: string) => process.stderr.write(`  ${line}\n`);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/** Idle processes prewarm (VAD, TTS socket) after registration: the idle worker is the fullest it gets over a few seconds, not one early look. */
-async function idleOf(pids: number[]): Promise<Map<number, ReturnType<typeof groupMemory>>> {
-  const idle = new Map(pids.map((pid) => [pid, groupMemory(pid)]));
-  for (let i = 0; i < 20; i++, await sleep(500)) {
-    for (const pid of pids) {
-      const now = groupMemory(pid);
-      const was = idle.get(pid)!;
-      if (now.processes > was.processes || (now.processes === was.processes && now.pssMb > was.pssMb)) idle.set(pid, now);
-    }
-  }
-  return idle;
-}
 
 async function main(): Promise<number> {
   let args: CapacityArgs;
@@ -106,6 +93,7 @@ async function main(): Promise<number> {
   sampler.watch(worker.pid);
   const targets: Target[] = [{ name: 'firstword', agentName: AGENT, pid: worker.pid, logFile: worker.logFile, idle: groupMemory(worker.pid) }];
   const steps = new Map<Target['name'], StepSummary[]>([['firstword', []]]);
+  const idleRoles = new Map<Target['name'], Record<string, number>>();
   let stoppedBecause = 'every step ran';
   let full: Record<string, unknown> | undefined;
   try {
@@ -116,10 +104,13 @@ async function main(): Promise<number> {
       targets.push({ name: 'stock', agentName: STOCK_AGENT_NAME, pid: stock.record.pid, logFile: stock.record.logFile, idle: groupMemory(stock.record.pid) });
       steps.set('stock', []);
     }
-    const idle = await idleOf(targets.map((t) => t.pid));
+    // Idle processes prewarm after registration: each worker at rest (spares ready), then a few seconds for what prewarm leaves running (a TTS socket).
+    for (const t of targets) if (!(await settle(t, sampler))) note(`${t.name}: its job processes were not all ready after 120 s; going on`);
+    await sleep(5000);
     for (const t of targets) {
-      t.idle = idle.get(t.pid)!;
-      note(`idle ${t.name} worker: ${t.idle.processes} processes, PSS ${t.idle.pssMb.toFixed(0)} MB, RSS ${t.idle.rssMb.toFixed(0)} MB`);
+      t.idle = groupMemory(t.pid);
+      idleRoles.set(t.name, rolesNow(t, sampler));
+      note(`idle ${t.name} worker: ${t.idle.processes} processes (${JSON.stringify(idleRoles.get(t.name))}), PSS ${t.idle.pssMb.toFixed(0)} MB, RSS ${t.idle.rssMb.toFixed(0)} MB`);
     }
     const base = { turns: args.turns, clip: { file: clip.file, firstVoiced: clip.firstVoiced, lastVoiced: clip.lastVoiced }, transcript: USER, msPerChar: MS_PER_CHAR, threshold: THRESHOLD };
     const io = { state, sampler, work, note };
@@ -132,7 +123,7 @@ async function main(): Promise<number> {
           stoppedBecause = `time: ${args.maxMinutes} min budget`;
           break ladder;
         }
-        if (!(await settle(target.pid, target.idle.processes))) note(`${target.name}: the last step's job processes had not all exited after 90 s; going on`);
+        if (!(await settle(target, sampler))) note(`${target.name}: the last step's call processes had not all exited, or its spares were not ready, after 120 s; going on`);
         if (!(await available(target.logFile))) note(`${target.name}: the worker still reported itself full after 60 s; going on`);
         const plan: CapacityPlan = { ...base, agentName: target.agentName, mode: 'step', calls, roomPrefix: `cap-${target.name}${calls}-${Date.now().toString(36)}`, deadlineMs: 120_000 + args.turns * 60_000 };
         const raw = await runStep(io, target, plan);
@@ -159,6 +150,7 @@ async function main(): Promise<number> {
     worker: t.name,
     agentName: t.agentName,
     idle: t.idle,
+    idleRoles: idleRoles.get(t.name) ?? {},
     steps: steps.get(t.name)!,
     transitions: capacityTransitions(t.logFile),
     workerWarnings: readFileSync(t.logFile, 'utf8').split('\n').filter((l) => /"level":(40|50)/.test(l)).length,
@@ -177,7 +169,7 @@ async function main(): Promise<number> {
 
 /** Fills the worker to AGENT_MAX_CALLS with silent callers, then sees whether one more gets an agent while it is full and after one leaves. */
 async function fullProbe(io: Parameters<typeof runStep>[0], target: Target, base: Omit<CapacityPlan, 'agentName' | 'mode' | 'calls' | 'roomPrefix' | 'deadlineMs'>, maxCalls: number): Promise<Record<string, unknown>> {
-  await settle(target.pid, target.idle.processes);
+  await settle(target, io.sampler);
   if (!(await available(target.logFile))) note('the worker still reported itself full after 60 s; probing anyway');
   note(`full probe: ${maxCalls} silent calls, then one more`);
   const planFull: CapacityPlan = { ...base, agentName: target.agentName, mode: 'full', calls: maxCalls, roomPrefix: `full-${Date.now().toString(36)}`, deadlineMs: 300_000, workerLog: target.logFile, extraWaitMs: 20_000, afterLeaveWaitMs: 45_000 };

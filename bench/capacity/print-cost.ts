@@ -7,7 +7,7 @@ const pct = (v: number) => (Number.isFinite(v) ? `${(v * 100).toFixed(0)}%` : 'â
 
 /** Per step: the steady window's cores by role, the start-up CPU-seconds, and the call processes' top threads. */
 export function printCosts(steps: StepSummary[], log: (line: string) => void, topThreads = 8): void {
-  log('calls | steady window s | steady cores per call: worker group / call processes | cores: main, call processes, idle job processes, inference | forked in window CPU-s | start-up CPU-s per call: boot+prewarm, session start, sum (processes)');
+  log('calls | steady window s | steady cores per call: worker group / call processes | cores: main, call processes, idle job processes, inference | start-up spilled into the window CPU-s | start-up CPU-s per call: boot+prewarm, session start, sum (processes)');
   for (const s of steps) {
     const st = s.steady;
     const up = s.startup;
@@ -17,7 +17,7 @@ export function printCosts(steps: StepSummary[], log: (line: string) => void, to
     }
     log(
       `${String(s.calls).padStart(5)} | ${fixed(st.windowMs / 1000, 1)} | ${fixed(st.groupPerCall, 3)} / ${fixed(st.callProcessPerCall, 3)} | ` +
-        `${fixed(st.cores.main, 3)}, ${fixed(st.cores.calls, 3)}, ${fixed(st.cores.spares, 3)}, ${fixed(st.cores.inference, 3)} | ${fixed(st.forkedCpuS, 2)}${st.exited ? ` (${st.exited} exited)` : ''} | ` +
+        `${fixed(st.cores.main, 3)}, ${fixed(st.cores.calls, 3)}, ${fixed(st.cores.spares, 3)}, ${fixed(st.cores.inference, 3)} | ${fixed(st.bootingCpuS, 2)}${st.exited ? ` (${st.exited} exited)` : ''} | ` +
         `${fixed(up.bootCpuS, 2)}, ${fixed(up.sessionCpuS, 2)}, ${fixed(up.perCallCpuS, 2)} (${up.processes})`,
     );
   }

@@ -17,6 +17,8 @@ export interface WorkerRun {
   worker: 'firstword' | 'stock';
   agentName: string;
   idle: { processes: number; pssMb: number; rssMb: number };
+  /** The idle worker's live processes by role (main, job, inference, other). */
+  idleRoles: Record<string, number>;
   steps: StepSummary[];
   transitions: Transition[];
   workerWarnings: number;
@@ -72,9 +74,9 @@ function printRun(r: CapacityReport, run: WorkerRun, log: (line: string) => void
   const base = run.steps[0];
   log('');
   log(`== ${run.worker} worker (agent ${run.agentName}) ==`);
-  log(`idle worker: ${run.idle.processes} processes (main, prewarmed job processes, inference), PSS ${run.idle.pssMb.toFixed(0)} MB (RSS ${run.idle.rssMb.toFixed(0)} MB)`);
+  log(`idle worker: ${run.idle.processes} processes (${Object.entries(run.idleRoles).map(([role, n]) => `${role} ${n}`).join(', ')}), PSS ${run.idle.pssMb.toFixed(0)} MB (RSS ${run.idle.rssMb.toFixed(0)} MB)`);
   log('');
-  log('calls | served | agent listening after p50/max ms | first sound p50 / p90 ms (p90 × 1 call) | gaps/reply, gap share | worker CPU cores, per call, calls/core | load: AGENT_MAX_CALLS / CPU rule, worker alone / machine | PSS MB, per call | callers CPU');
+  log('calls | served | agent listening after p50/max ms | first sound p50 / p90 ms (p90 × 1 call) | gaps/reply, gap share | worker CPU cores, per call, calls/core | load: AGENT_MAX_CALLS / CPU rule, worker alone / machine | PSS MB (at rest before), per call | callers CPU');
   for (const s of run.steps) {
     const ratio = base && s !== base ? ` (${(s.firstSoundMs.p90 / base.firstSoundMs.p90).toFixed(2)}×)` : ' (1.00×)';
     log(
@@ -83,7 +85,7 @@ function printRun(r: CapacityReport, run: WorkerRun, log: (line: string) => void
         `${Number.isFinite(s.gapsPerReply) ? s.gapsPerReply.toFixed(2) : '–'}, ${pct(s.gapShare)} | ` +
         `${s.workerCores.toFixed(2)}, ${s.cpuPerCall.toFixed(2)}, ${s.callsPerCore.toFixed(1)} | ` +
         `${(s.joined / r.args.maxCalls).toFixed(2)} / ${s.workerAloneLoad.toFixed(2)} / ${s.machineLoad.toFixed(2)} | ` +
-        `${s.pssMb.toFixed(0)}, ${s.pssPerCallMb.toFixed(0)} | ${typeof s.callerCpuShare === 'number' ? `${s.callerCpuShare.toFixed(2)} core` : '–'}`,
+        `${s.pssMb.toFixed(0)} (${s.idlePssMb.toFixed(0)}), ${s.pssPerCallMb.toFixed(0)} | ${typeof s.callerCpuShare === 'number' ? `${s.callerCpuShare.toFixed(2)} core` : '–'}`,
     );
     for (const f of s.failures.slice(0, 5)) log(`        miss: ${f.slice(0, 200)}`);
     if (s.degraded.length > 0) log(`        DEGRADED: ${s.degraded.join('; ')}`);

@@ -5,13 +5,14 @@
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { running } from '../../scripts/stack/processes.js';
 import type { StackState } from '../../scripts/stack/state.js';
 import { type DriverEvent, runDriver } from '../room/stack-run.js';
 import type { CapacityPlan } from './driver.js';
 import { type GroupMemory, groupCpuMs, groupMemory, machineCpu, machineLoad, threadCpu } from './proc.js';
 import type { CpuSampler } from './sampler.js';
 import type { ProcessReading, StepRaw } from './summary.js';
-import { capacityTransitions } from './worker-log.js';
+import { capacityTransitions, processMarksOf } from './worker-log.js';
 
 /** A worker under test: its main process (leader of its process group) and its log. */
 export interface Target {
@@ -24,12 +25,31 @@ export interface Target {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** Waits (bounded) until the worker's group is back to its idle size: the last step's job processes have exited. */
-export async function settle(pid: number, idleProcesses: number, timeoutMs = 90_000): Promise<boolean> {
+/**
+ * Waits (bounded) until the worker is at rest: every job process that held a call has exited, and
+ * every live job process has finished its prewarm (logged "job process ready"), so no call's end
+ * and no spare's start-up spills into the next step.
+ */
+export async function settle(target: Target, sampler: CpuSampler, timeoutMs = 120_000): Promise<boolean> {
   for (const deadline = Date.now() + timeoutMs; Date.now() < deadline; await sleep(500)) {
-    if (groupMemory(pid).processes <= idleProcesses) return true;
+    const marks = processMarksOf(target.logFile);
+    const jobs = [...sampler.sample(target.pid).keys()].filter((pid) => sampler.role(pid) === 'job' && running(pid));
+    const busy = jobs.some((pid) => marks.get(pid)?.sessionAt !== undefined);
+    const booting = jobs.some((pid) => marks.get(pid)?.readyAt === undefined);
+    if (jobs.length > 0 && !busy && !booting) return true;
   }
   return false;
+}
+
+/** The worker's live members by role (main, job, inference, other). */
+export function rolesNow(target: Target, sampler: CpuSampler): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const pid of sampler.sample(target.pid).keys()) {
+    if (!running(pid)) continue;
+    const role = sampler.role(pid);
+    counts[role] = (counts[role] ?? 0) + 1;
+  }
+  return counts;
 }
 
 /**
@@ -69,14 +89,17 @@ export async function runStep(io: StepIo, target: Target, plan: CapacityPlan): P
   const pid = target.pid;
   const planFile = join(work, `plan-${target.name}-${plan.mode}-${plan.calls}.json`);
   writeFileSync(planFile, `${JSON.stringify(plan)}\n`);
+  // The worker at rest just before the step (./step.ts settle): what the step's memory is measured against.
+  const idle = groupMemory(pid);
   const raw: StepRaw = {
+    idle,
     calls: plan.calls,
     joins: [],
     turns: [],
     windowMs: 0,
     workerCpuMs: 0,
     machineLoad: Number.NaN,
-    memoryPeak: { processes: 0, rssMb: 0, pssMb: target.idle.pssMb },
+    memoryPeak: idle,
     startedAt: Date.now(),
   };
   let cpu0 = 0;

@@ -8,6 +8,8 @@ import { type CallCost, type ProcessMarks, type Series, type ThreadShare, meanOf
 import type { GroupMemory, ProcessRole, ThreadCpu } from './proc.js';
 
 export interface StepRaw {
+  /** The worker's group at rest just before the step. */
+  idle?: GroupMemory;
   calls: number;
   joins: Array<{ call: number; ok: boolean; agentMs?: number; error?: string }>;
   turns: Array<TurnResult & { call: number; turn: number }>;
@@ -44,10 +46,14 @@ export interface SteadyCost {
   groupPerCall: number;
   /** The job processes holding the step's calls, per call. */
   callProcessPerCall: number;
-  /** Cores by role over the window: main, call processes, idle job processes, inference. */
+  /** Cores by role over the window: main, call processes, idle (ready) job processes, inference. */
   cores: { main: number; calls: number; spares: number; inference: number; other: number };
-  /** Job processes forked inside the window (spares replacing the taken ones): their CPU from fork, s. */
-  forkedCpuS: number;
+  /**
+   * Start-up that spilled into the window, CPU-s, kept out of the steady figures: job processes
+   * that were still booting at its start (no ready line yet: spares replacing the taken ones) and
+   * those forked inside it (all their CPU from fork).
+   */
+  bootingCpuS: number;
   exited: number;
   /** Where the call processes' CPU went, by thread name, largest first. */
   threads: ThreadShare[];
@@ -69,15 +75,26 @@ export function callProcesses(marks: ReadonlyMap<number, ProcessMarks>, from: nu
   return [...marks.values()].filter((m) => m.sessionAt !== undefined && m.sessionAt >= from && m.sessionAt <= to).map((m) => m.pid);
 }
 
-export function steadyCost(start: ProcessReading, end: ProcessReading, calls: number, callPids: readonly number[], role: (pid: number) => ProcessRole): SteadyCost {
+export function steadyCost(
+  start: ProcessReading,
+  end: ProcessReading,
+  calls: number,
+  callPids: readonly number[],
+  role: (pid: number) => ProcessRole,
+  readyAt: (pid: number) => number | undefined,
+): SteadyCost {
   const windowMs = end.at - start.at;
   const w = windowCpu(start.cpu, end.cpu);
   const isCall = new Set(callPids);
   const ms = { main: 0, calls: 0, spares: 0, inference: 0, other: 0 };
+  let bootingMs = [...w.forked.values()].reduce((a, b) => a + b, 0);
   for (const [pid, delta] of w.deltas) {
     const r = role(pid);
-    const key = r === 'job' ? (isCall.has(pid) ? 'calls' : 'spares') : r;
-    ms[key] += delta;
+    if (r === 'job' && !isCall.has(pid)) {
+      const ready = readyAt(pid);
+      if (ready === undefined || ready > start.at) bootingMs += delta;
+      else ms.spares += delta;
+    } else ms[r === 'job' ? 'calls' : r] += delta;
   }
   const cores = (v: number) => (windowMs > 0 ? v / windowMs : Number.NaN);
   const total = ms.main + ms.calls + ms.spares + ms.inference + ms.other;
@@ -87,7 +104,7 @@ export function steadyCost(start: ProcessReading, end: ProcessReading, calls: nu
     groupPerCall: cores(total) / Math.max(1, calls),
     callProcessPerCall: cores(ms.calls) / Math.max(1, callPids.length),
     cores: { main: cores(ms.main), calls: cores(ms.calls), spares: cores(ms.spares), inference: cores(ms.inference), other: cores(ms.other) },
-    forkedCpuS: [...w.forked.values()].reduce((a, b) => a + b, 0) / 1000,
+    bootingCpuS: bootingMs / 1000,
     exited: w.exited.length,
     threads: threadShares(readings),
   };
@@ -124,6 +141,8 @@ export interface StepSummary {
   machineLoad: number;
   pssMb: number;
   rssMb: number;
+  /** The worker at rest before this step: the base of the PSS per call. */
+  idlePssMb: number;
   pssPerCallMb: number;
   callerCpuShare?: number;
   degraded: string[];
@@ -131,7 +150,9 @@ export interface StepSummary {
   startup?: StartupSummary;
 }
 
+/** `idlePssMb`: the idle worker's PSS, for a step that did not read its own (`raw.idle`). */
 export function summarizeStep(raw: StepRaw, cores: number, idlePssMb: number, baseline?: StepSummary, inputs?: CostInputs): StepSummary {
+  const idlePss = raw.idle?.pssMb ?? idlePssMb;
   const ok = raw.turns.filter((t) => t.ok && t.callerWaitMs !== undefined);
   const waits = ok.map((t) => t.callerWaitMs!);
   const gaps = ok.map((t) => t.gaps ?? 0);
@@ -157,14 +178,15 @@ export function summarizeStep(raw: StepRaw, cores: number, idlePssMb: number, ba
     machineLoad: raw.machineLoad,
     pssMb: raw.memoryPeak.pssMb,
     rssMb: raw.memoryPeak.rssMb,
-    pssPerCallMb: (raw.memoryPeak.pssMb - idlePssMb) / Math.max(1, joined.length),
+    idlePssMb: idlePss,
+    pssPerCallMb: (raw.memoryPeak.pssMb - idlePss) / Math.max(1, joined.length),
     callerCpuShare: raw.callerCpuShare,
     degraded: [],
   };
   summary.degraded = degradation(summary, raw, baseline);
   if (inputs && raw.steadyStart && raw.steadyEnd) {
     const callPids = callProcesses(inputs.marks, raw.startedAt, raw.steadyEnd.at);
-    summary.steady = steadyCost(raw.steadyStart, raw.steadyEnd, joined.length, callPids, inputs.role);
+    summary.steady = steadyCost(raw.steadyStart, raw.steadyEnd, joined.length, callPids, inputs.role, (pid) => inputs.marks.get(pid)?.readyAt);
     summary.startup = startupSummary(callPids, inputs, raw.startedAt);
   }
   return summary;

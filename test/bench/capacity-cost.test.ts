@@ -120,18 +120,21 @@ describe('threadShares', () => {
 });
 
 describe('steadyCost and startupSummary', () => {
-  const roles: Record<number, ProcessRole> = { 1: 'main', 2: 'job', 3: 'job', 4: 'job', 5: 'inference', 6: 'job' };
+  const roles: Record<number, ProcessRole> = { 1: 'main', 2: 'job', 3: 'job', 4: 'job', 5: 'inference', 6: 'job', 7: 'job' };
   const role = (pid: number) => roles[pid] ?? 'other';
-  const start: ProcessReading = { at: 10_000, cpu: new Map([[1, 0], [2, 0], [3, 0], [4, 0], [5, 0]]), threads: new Map([[2, [thread(2, 'node', 0)]], [3, [thread(3, 'node', 0)]]]) };
-  const end: ProcessReading = { at: 20_000, cpu: new Map([[1, 1000], [2, 4000], [3, 6000], [4, 500], [5, 2000], [6, 3000]]), threads: new Map([[2, [thread(2, 'node', 4000)]], [3, [thread(3, 'node', 6000)]]]) };
+  const start: ProcessReading = { at: 10_000, cpu: new Map([[1, 0], [2, 0], [3, 0], [4, 0], [5, 0], [7, 100]]), threads: new Map([[2, [thread(2, 'node', 0)]], [3, [thread(3, 'node', 0)]]]) };
+  const end: ProcessReading = { at: 20_000, cpu: new Map([[1, 1000], [2, 4000], [3, 6000], [4, 500], [5, 2000], [6, 3000], [7, 1100]]), threads: new Map([[2, [thread(2, 'node', 4000)]], [3, [thread(3, 'node', 6000)]]]) };
 
-  it('splits the window by role, leaves the spare forked in it out, and divides by the calls', () => {
-    const s = steadyCost(start, end, 2, [2, 3], role);
+  // 4 was ready before the window (an idle spare); 7 logged ready inside it (a replacement still booting); 6 was forked in it.
+  const readyAt = (pid: number) => ({ 4: 5000, 7: 15_000 })[pid];
+
+  it('splits the window by role, keeps start-up spilled into it (booting and forked spares) out, and divides by the calls', () => {
+    const s = steadyCost(start, end, 2, [2, 3], role, readyAt);
     expect(s.windowMs).toBe(10_000);
     expect(s.cores).toEqual({ main: 0.1, calls: 1, spares: 0.05, inference: 0.2, other: 0 });
     expect(s.groupPerCall).toBeCloseTo(1.35 / 2);
     expect(s.callProcessPerCall).toBeCloseTo(0.5);
-    expect(s.forkedCpuS).toBe(3);
+    expect(s.bootingCpuS).toBe(4);
     expect(s.threads).toEqual([{ name: 'node (main)', threads: 2, cpuMs: 10_000, share: 1 }]);
   });
 
