@@ -44,5 +44,10 @@ export function printComparison(ours: StepSummary[], stock: StepSummary[], log: 
         `${cell(a.startupCpuS, b.startupCpuS, r.startupCpuS, 2)} | ${cell(a.bootCpuS, b.bootCpuS, r.bootCpuS, 2)} | ${cell(a.sessionCpuS, b.sessionCpuS, r.sessionCpuS, 2)} | ` +
         `${cell(a.pssPerCallMb, b.pssPerCallMb, r.pssPerCallMb, 0)} | ${cell(a.firstSoundP50Ms, b.firstSoundP50Ms, r.firstSoundP50Ms, 0)}`,
     );
+    const unlike = [['ours', o] as const, ['stock', s] as const].filter(([, x]) => x.turnsFailed > 0 || x.joined < x.calls);
+    if (unlike.length > 0) {
+      // A turn that got no reply spent no LLM or TTS work: that worker's steady figure is low, not cheap.
+      log(`        not like for like: ${unlike.map(([who, x]) => `${who} ${x.turnsFailed} of ${x.turnsOk + x.turnsFailed} turns failed, ${x.joined}/${x.calls} served`).join('; ')}`);
+    }
   }
 }

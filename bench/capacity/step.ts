@@ -4,6 +4,7 @@
  * from the driver's `ready` (every call live) to its `done` (turns over, before any caller leaves).
  */
 import { writeFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { running } from '../../scripts/stack/processes.js';
 import type { StackState } from '../../scripts/stack/state.js';
@@ -26,9 +27,15 @@ export interface Target {
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /**
+ * The framework's idle job processes in production (agents-js worker.ts `Default.numIdleProcesses`:
+ * min(cores, 4)); neither worker sets its own.
+ */
+export const SPARES = Math.min(availableParallelism(), 4);
+
+/**
  * Waits (bounded) until the worker is at rest: every job process that held a call has exited, and
- * every live job process has finished its prewarm (logged "job process ready"), so no call's end
- * and no spare's start-up spills into the next step.
+ * its SPARES idle job processes have finished their prewarm (logged "job process ready"), so no
+ * call's end and no spare's start-up spills into the next step.
  */
 export async function settle(target: Target, sampler: CpuSampler, timeoutMs = 120_000): Promise<boolean> {
   for (const deadline = Date.now() + timeoutMs; Date.now() < deadline; await sleep(500)) {
@@ -36,7 +43,7 @@ export async function settle(target: Target, sampler: CpuSampler, timeoutMs = 12
     const jobs = [...sampler.sample(target.pid).keys()].filter((pid) => sampler.role(pid) === 'job' && running(pid));
     const busy = jobs.some((pid) => marks.get(pid)?.sessionAt !== undefined);
     const booting = jobs.some((pid) => marks.get(pid)?.readyAt === undefined);
-    if (jobs.length > 0 && !busy && !booting) return true;
+    if (jobs.length >= SPARES && !busy && !booting) return true;
   }
   return false;
 }
