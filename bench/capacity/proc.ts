@@ -3,7 +3,7 @@
  * memory, and the whole machine's CPU as the framework's default load function sees it
  * (1 − idle/total over every core, @livekit/agents cpu.ts).
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, readdirSync } from 'node:fs';
 import { processGroup } from '../../test/e2e/process-group.js';
 
 export { groupCpuMs } from '../../test/e2e/process-group.js';
@@ -52,3 +52,81 @@ export function machineCpu(): { busy: number; total: number } {
 /** Share of the machine busy between two `machineCpu()` readings, 0…1. */
 export const machineLoad = (a: { busy: number; total: number }, b: { busy: number; total: number }): number =>
   b.total === a.total ? 0 : (b.busy - a.busy) / (b.total - a.total);
+
+const CLOCK_TICKS_PER_S = 100;
+
+/** utime + stime of a /proc/…/stat line, in ms; the command name may hold spaces and parentheses. */
+function statCpu(stat: string): { name: string; cpuMs: number } {
+  const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return { name, cpuMs: ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS_PER_S };
+}
+
+/** One process's CPU so far (all its threads, from its fork), ms; undefined once it is gone. */
+export function processCpuMs(pid: number): number | undefined {
+  try {
+    return statCpu(readFileSync(`/proc/${pid}/stat`, 'utf8')).cpuMs;
+  } catch {
+    return undefined;
+  }
+}
+
+export interface ThreadCpu {
+  tid: number;
+  /** The thread's name (/proc/…/task/TID/comm, 15 characters at most). */
+  name: string;
+  cpuMs: number;
+}
+
+/** Every thread of `pid` with its CPU so far. */
+export function threadCpu(pid: number): ThreadCpu[] {
+  const out: ThreadCpu[] = [];
+  let tids: string[] = [];
+  try {
+    tids = readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return out;
+  }
+  for (const tid of tids) {
+    try {
+      out.push({ tid: Number(tid), ...statCpu(readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8')) });
+    } catch {
+      // Exited meanwhile.
+    }
+  }
+  return out;
+}
+
+/** The worker and its direct children (job processes, the inference process): what the framework forks. */
+export function workerMembers(leader: number): number[] {
+  const pids = new Set<number>([leader]);
+  let tids: string[] = [];
+  try {
+    tids = readdirSync(`/proc/${leader}/task`);
+  } catch {
+    return [];
+  }
+  for (const tid of tids) {
+    try {
+      for (const child of readFileSync(`/proc/${leader}/task/${tid}/children`, 'utf8').trim().split(/\s+/)) if (child) pids.add(Number(child));
+    } catch {
+      // Thread gone.
+    }
+  }
+  return [...pids];
+}
+
+export type ProcessRole = 'main' | 'job' | 'inference' | 'other';
+
+/** What a member of a worker is, from its command line (the framework's job_proc / inference_proc entry files). */
+export function roleOf(pid: number, leader: number): ProcessRole {
+  if (pid === leader) return 'main';
+  try {
+    const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+    if (cmdline.includes('job_proc_lazy_main')) return 'job';
+    if (cmdline.includes('inference_proc_lazy_main')) return 'inference';
+  } catch {
+    // Gone.
+  }
+  return 'other';
+}
