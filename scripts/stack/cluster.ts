@@ -3,6 +3,7 @@
  * `room_node_map`, which the nodes keep), which node a worker registered with (agents-js logs the
  * server's node ID at each registration), and placing a room on a chosen node.
  */
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execCapture } from './exec.js';
 import { PORTS, REPO_ROOT, TSX_BIN } from './layout.js';
@@ -46,4 +47,71 @@ export async function placeRoom(state: StackState, room: string, index: number, 
   const script = join(REPO_ROOT, 'scripts', 'stack', 'place-room.ts');
   const result = await execCapture(state, TSX_BIN, [script, room, node.nodeId, agentName], { cwd: REPO_ROOT, timeoutMs: 60_000 });
   if (result.code !== 0) throw new Error(`placing room ${room} on node ${index} failed (${result.code ?? result.signal}): ${result.stderr.slice(-1000)}`);
+}
+
+/**
+ * Epoch ms of the first line any node logged for `room` that contains every one of `texts`
+ * (`assigned job to worker`: the server's side of serving a call; `starting RTC session`: a join).
+ */
+export function nodeLogAt(state: StackState, room: string, ...texts: string[]): number | undefined {
+  const times: number[] = [];
+  for (const node of state.livekit.nodes ?? []) {
+    const record = state.processes.find((p) => p.name === node.name);
+    let log = '';
+    try {
+      log = record ? readFileSync(record.logFile, 'utf8') : '';
+    } catch {
+      // No log yet.
+    }
+    for (const line of log.split('\n')) {
+      if (line.includes(`"room": "${room}"`) && texts.every((t) => line.includes(t))) times.push(Date.parse(line.slice(0, line.indexOf('\t'))));
+    }
+  }
+  const valid = times.filter((t) => Number.isFinite(t));
+  return valid.length > 0 ? Math.min(...valid) : undefined;
+}
+
+export interface RoomProbeFacts {
+  /** When the probe's first CreateRoom began, ms relative to the kill (negative: before it). */
+  firstAtMs?: number;
+  attempts: number;
+  /** Failed attempts after the kill: `+start ms (took ms): error`. */
+  failures: string[];
+  /** From when (ms after the kill) every CreateRoom succeeded: the start of the first attempt after the last failure. */
+  recoveredAfterKillMs?: number;
+}
+
+/**
+ * Starts scripts/stack/room-probe.ts in the namespace for `durationMs`; the returned function,
+ * given the kill's epoch ms, waits for the probe to end and sums it up.
+ */
+export function startRoomProbe(state: StackState, durationMs: number, intervalMs: number): (killedAt: number) => Promise<RoomProbeFacts> {
+  const script = join(REPO_ROOT, 'scripts', 'stack', 'room-probe.ts');
+  const run = execCapture(state, TSX_BIN, [script, String(durationMs), String(intervalMs)], { cwd: REPO_ROOT, timeoutMs: durationMs + 60_000 });
+  return async (killedAt) => {
+    const result = await run;
+    const lines = jsonLinesOf<{ probe?: { at: number; ms: number; ok: boolean; error?: string } }>(result.stdout).flatMap((l) => (l.probe ? [l.probe] : []));
+    if (lines.length === 0) throw new Error(`room probe printed nothing (${result.code ?? result.signal}): ${result.stderr.slice(-1000)}`);
+    const after = lines.filter((l) => l.at + l.ms >= killedAt);
+    const failed = after.filter((l) => !l.ok);
+    const lastFailed = failed.at(-1);
+    const recovered = lastFailed ? after.find((l) => l.at > lastFailed.at) : after[0];
+    return {
+      firstAtMs: lines[0]!.at - killedAt,
+      attempts: lines.length,
+      failures: failed.map((l) => `+${l.at - killedAt} ms (took ${l.ms} ms): ${l.error ?? '?'}`),
+      recoveredAfterKillMs: recovered ? Math.max(0, recovered.at - killedAt) : undefined,
+    };
+  };
+}
+
+function jsonLinesOf<T>(text: string): T[] {
+  return text.split('\n').flatMap((line) => {
+    if (!line.startsWith('{')) return [];
+    try {
+      return [JSON.parse(line) as T];
+    } catch {
+      return [];
+    }
+  });
 }
