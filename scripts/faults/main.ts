@@ -1,5 +1,5 @@
 /**
- * `npm run faults [-- --json FILE --only livekit,redis,job,tts,restart]`: the faults a deployment
+ * `npm run faults [-- --json FILE --only livekit,redis,job,tts,restart,node]`: the faults a deployment
  * meets, drilled on the real stack of `npm run stack` (its own network namespace; loopback and
  * namespace addresses only). For each: what the caller heard, what the worker logged, how long
  * it took, and that nothing was left running. Callers are rtc-node participants speaking real
@@ -14,12 +14,13 @@ import { isAlive, running } from '../stack/processes.js';
 import { down, restartComponent, startExtraWorker, up } from '../stack/stack.js';
 import type { StackState } from '../stack/state.js';
 import type { FaultCallerPlan } from './caller.js';
+import { nodeDrill } from './node-drill.js';
 import { type CallerHandle, liveCount, logLines, settle, startCaller, warningsSince } from './drill.js';
 
 const USER = 'What time does the pharmacy open tomorrow?';
 const REPLY = 'The pharmacy opens at nine. It closes at six.';
 const AGENT = 'firstword-faults';
-const FAULTS = ['livekit', 'redis', 'job', 'tts', 'restart'] as const;
+const FAULTS = ['livekit', 'redis', 'job', 'tts', 'restart', 'node'] as const;
 type Fault = (typeof FAULTS)[number];
 
 export interface FaultRow {
@@ -227,6 +228,8 @@ async function main(): Promise<number> {
       job: () => jobDrill(ctx),
       tts: () => ttsDrill(ctx),
       restart: () => managerDrill(ctx, worker),
+      // Its own 2-node stack (scripts/faults/node-drill.ts).
+      node: () => nodeDrill(work, note),
     };
     for (const fault of only) {
       note(`--- ${fault}`);

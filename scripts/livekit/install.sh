@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Provisions what the real-LiveKit tests (test/e2e) need: livekit-server built from the Go module
-# proxy, Redis and iproute2 from Debian. Idempotent: a second run only checks versions.
+# proxy, Redis, iproute2 and HAProxy from Debian. Idempotent: a second run only checks versions.
 #
 # The binary lives in the git-ignored .lk/bin of this clone. The Go module and build caches stay
 # where Go keeps them by default (GOMODCACHE=~/go/pkg/mod, GOCACHE=~/.cache/go-build), outside
@@ -45,11 +45,13 @@ apt_install() {
 missing=()
 command -v redis-server >/dev/null 2>&1 && command -v redis-cli >/dev/null 2>&1 || missing+=(redis-server)
 command -v ip >/dev/null 2>&1 || missing+=(iproute2)
+# The one URL in front of a multi-node stack (npm run stack -- up --nodes N).
+command -v haproxy >/dev/null 2>&1 || missing+=(haproxy)
 if [ "${#missing[@]}" -gt 0 ]; then
   say "installing from Debian: ${missing[*]}"
   apt_install "${missing[@]}"
 fi
-say "$(redis-server --version | cut -d' ' -f1-3), $(ip -V)"
+say "$(redis-server --version | cut -d' ' -f1-3), $(ip -V), $(haproxy -v | head -1 | cut -d' ' -f1-3)"
 
 if [ -x "$BIN" ] && "$BIN" --version 2>/dev/null | grep -qx "livekit-server version $LIVEKIT_VERSION"; then
   say "livekit-server $LIVEKIT_VERSION already in $BIN"

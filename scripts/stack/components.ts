@@ -2,9 +2,9 @@
  * What `up` starts, one function per component, each returning only once the component is
  * ready. Timeouts are generous for a cold 2-core CI machine (tsx compiles on first start).
  */
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { DEV_KEYS, LIVEKIT_BIN, PORTS, REPO_ROOT, TSX_BIN } from './layout.js';
+import { DEV_KEYS, LIVEKIT_BIN, type NodeLayout, PORTS, REPO_ROOT, TSX_BIN, nodeLayout } from './layout.js';
 import { livekitYaml } from './livekit-config.js';
 import { type Started } from './processes.js';
 import { httpReady, jsonLine, poll, redisReady } from './readiness.js';
@@ -12,6 +12,7 @@ import type { TtsChoice } from './state.js';
 
 export const OPENAI_FAKE = join(REPO_ROOT, 'test', 'servers', 'openai-main.ts');
 export const CARTESIA_FAKE = join(REPO_ROOT, 'test', 'servers', 'cartesia-main.ts');
+/** The single-node stack's URL (node 0); a cluster's clients use its front (scripts/stack/front.ts). */
 export const LIVEKIT_URL = `ws://127.0.0.1:${PORTS.livekitHttp}`;
 
 export interface Launcher {
@@ -28,13 +29,34 @@ export async function startRedis(l: Launcher): Promise<void> {
   await poll('redis-cli ping', () => (redisReady(l.namespace, PORTS.redis) ? true : undefined), { timeoutMs: 15_000, process: proc });
 }
 
-export async function startLivekit(l: Launcher): Promise<string> {
-  const configFile = join(l.runDir, 'livekit.yaml');
-  writeFileSync(configFile, livekitYaml());
-  const proc = l.start('livekit-server', LIVEKIT_BIN, ['--config', configFile]);
-  const url = `http://127.0.0.1:${PORTS.livekitHttp}/`;
+export interface StartedNode {
+  configFile: string;
+  proc: Started;
+  /** The ID the node registered in Redis under (`ND_…`, from its start line), which `room_node_map` names. */
+  nodeId: string;
+}
+
+/** The node's start line carries its ID: `starting LiveKit server {"portHttp": …, "nodeID": "ND_…", …}`. */
+export function nodeIdIn(log: string): string | undefined {
+  return /starting LiveKit server.*"nodeID": ?"(ND_[A-Za-z0-9]+)"/.exec(log)?.[1];
+}
+
+export async function startLivekit(l: Launcher, node: NodeLayout = nodeLayout(0)): Promise<StartedNode> {
+  const configFile = join(l.runDir, node.index === 0 ? 'livekit.yaml' : `livekit-${node.index}.yaml`);
+  writeFileSync(configFile, livekitYaml(node));
+  const proc = l.start(node.name, LIVEKIT_BIN, ['--config', configFile]);
+  const url = `http://127.0.0.1:${node.httpPort}/`;
   await poll(`GET ${url} = OK`, () => (httpReady(l.namespace, url, 'OK') ? true : undefined), { timeoutMs: 30_000, process: proc });
-  return configFile;
+  const nodeId = await poll(`${node.name}'s node ID in its log`, () => nodeIdIn(readText(proc.record.logFile)), { timeoutMs: 5000, process: proc });
+  return { configFile, proc, nodeId };
+}
+
+function readText(file: string): string {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch {
+    return '';
+  }
 }
 
 interface Announced {
@@ -53,6 +75,8 @@ export async function startFake(l: Launcher, name: string, script: string, args:
 }
 
 export interface WorkerSettings {
+  /** Where the worker registers: the stack's one URL (a cluster's front); node 0 when absent. */
+  livekitUrl?: string;
   agentName: string;
   tts: TtsChoice;
   openaiUrl?: string;
@@ -63,7 +87,7 @@ export interface WorkerSettings {
 
 export function workerEnv(s: WorkerSettings): Record<string, string> {
   const env: Record<string, string> = {
-    LIVEKIT_URL,
+    LIVEKIT_URL: s.livekitUrl ?? LIVEKIT_URL,
     LIVEKIT_API_KEY: DEV_KEYS.apiKey,
     LIVEKIT_API_SECRET: DEV_KEYS.apiSecret,
     AGENT_NAME: s.agentName,
@@ -98,11 +122,11 @@ export async function startWorker(l: Launcher, s: WorkerSettings, name = 'worker
   return proc;
 }
 
-export async function startWeb(l: Launcher, agentName: string): Promise<string> {
+export async function startWeb(l: Launcher, agentName: string, livekitUrl: string): Promise<string> {
   const proc = l.start('web', TSX_BIN, ['src/web/main.ts'], {
     WEB_HOST: '127.0.0.1',
     WEB_PORT: String(PORTS.web),
-    LIVEKIT_URL,
+    LIVEKIT_URL: livekitUrl,
     LIVEKIT_API_KEY: DEV_KEYS.apiKey,
     LIVEKIT_API_SECRET: DEV_KEYS.apiSecret,
     AGENT_NAME: agentName,

@@ -32,11 +32,50 @@ export const PORTS = {
   redis: 6379,
   livekitHttp: 7880,
   livekitUdp: 7882,
+  /** With `--nodes` above 1: the one URL in front of the nodes (HAProxy), what workers and callers use. */
+  livekitFront: 7870,
   agentHttp: 18081,
   web: 3000,
   /** livekit-sip's SIP signalling (UDP and TCP), only with `up --sip`. */
   sip: 5060,
 };
+
+/** How many livekit-server nodes one stack may run (each gets its own veth pair and ports). */
+export const MAX_NODES = 8;
+
+/**
+ * Node `index` of a stack: node 0 is the single-node stack's server, unchanged (7880, UDP 7882,
+ * 10.213.0.1 on lkv0); node i > 0 listens on 7880 + 10·i, UDP 7882 + 10·i, and owns the veth pair
+ * lkv(2i)/lkv(2i+1) with 10.213.i.1 and 10.213.i.2, so every node has an address and an interface
+ * of its own and no node's ICE candidates include another's.
+ */
+export interface NodeLayout {
+  index: number;
+  /** Process name: `livekit-server` for node 0 (what the fault drills restart), `livekit-server-<i>` after. */
+  name: string;
+  httpPort: number;
+  udpPort: number;
+  nodeIp: string;
+  /** The veth pair (both ends stay in the namespace) and their addresses with prefix. */
+  interfaces: [string, string];
+  addresses: [string, string];
+}
+
+export function nodeLayout(index: number): NodeLayout {
+  if (!Number.isInteger(index) || index < 0 || index >= MAX_NODES) throw new Error(`node index must be 0..${MAX_NODES - 1} (got ${index})`);
+  if (index === 0) {
+    return { index, name: 'livekit-server', httpPort: PORTS.livekitHttp, udpPort: PORTS.livekitUdp, nodeIp: NETWORK.nodeIp, interfaces: [...NETWORK.interfaces], addresses: [...NETWORK.addresses] };
+  }
+  return {
+    index,
+    name: `livekit-server-${index}`,
+    httpPort: PORTS.livekitHttp + 10 * index,
+    udpPort: PORTS.livekitUdp + 10 * index,
+    nodeIp: `10.213.${index}.1`,
+    interfaces: [`lkv${2 * index}`, `lkv${2 * index + 1}`],
+    addresses: [`10.213.${index}.1/24`, `10.213.${index}.2/24`],
+  };
+}
 
 /** livekit-server's development pair (`--dev` accepts a secret shorter than 32 characters). */
 export const DEV_KEYS = { apiKey: 'devkey', apiSecret: 'secret' };

@@ -2,11 +2,16 @@
  * livekit-server's configuration for the namespace. Parsing is strict (an unknown key stops the
  * server), and every key below was checked against v1.13.5's config structs and by running it.
  */
-import { DEV_KEYS, NETWORK, PORTS } from './layout.js';
+import { DEV_KEYS, type NodeLayout, PORTS, nodeLayout } from './layout.js';
 
-export function livekitYaml(): string {
+/**
+ * Node `node` of the stack. Every node shares the stack's Redis, which is what makes them one
+ * cluster: rooms, node stats and agent dispatch (psrpc) all go through it. Prometheus and TURN
+ * stay off (their defaults), so no two nodes contend for those ports.
+ */
+export function livekitYaml(node: NodeLayout = nodeLayout(0)): string {
   return `# Written by scripts/stack for one run; see docs/livekit-stack.md.
-port: ${PORTS.livekitHttp}
+port: ${node.httpPort}
 # Signalling, the Twirp API and the agents' /agent socket stay on the namespace's loopback.
 bind_addresses: ["127.0.0.1"]
 development: true
@@ -18,12 +23,12 @@ rtc:
   # Never ask an internet STUN server for our address.
   use_external_ip: false
   # One UDP port for all media, bound on the veth address only (interfaces.includes).
-  udp_port: ${PORTS.livekitUdp}
+  udp_port: ${node.udpPort}
   # 0 switches the ICE/TCP listener off; it would bind every interface whatever bind_addresses say.
   tcp_port: 0
-  node_ip: ${NETWORK.nodeIp}
+  node_ip: ${node.nodeIp}
   interfaces:
-    includes: [${NETWORK.interfaces[0]}]
+    includes: [${node.interfaces[0]}]
   # Handed to every client; nothing listens there, so srflx gathering fails fast and offline.
   stun_servers: ["127.0.0.1:3478"]
 room:

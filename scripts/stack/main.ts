@@ -5,7 +5,7 @@
  */
 import { relative } from 'node:path';
 import { execInherit } from './exec.js';
-import { CLI_STATE_FILE, DEFAULT_AGENT_NAME } from './layout.js';
+import { CLI_STATE_FILE, DEFAULT_AGENT_NAME, MAX_NODES } from './layout.js';
 import { listNamespaces } from './netns.js';
 import { NO_SIP_BINARY, resolveSipBinary } from './sip-bridge.js';
 import { cleanupStale, down, up } from './stack.js';
@@ -13,7 +13,10 @@ import { type StackState, type TtsChoice, readState } from './state.js';
 
 const USAGE = `usage:
   npm run stack -- up [--tts local|cartesia] [--agent-name NAME] [--no-worker] [--no-web] [--sip]
+                      [--nodes N] [--workers M]
                                        --sip: also livekit-sip (LIVEKIT_SIP_BIN, else livekit-sip on PATH)
+                                       --nodes: N livekit-server nodes on one Redis, HAProxy in front
+                                         (LIVEKIT_URL is then HAProxy's); --workers: default one per node
   npm run stack -- exec <command…>     runs inside the namespace with LIVEKIT_URL, LIVEKIT_API_KEY,
                                        LIVEKIT_API_SECRET and AGENT_NAME of the running stack
   npm run stack -- down
@@ -33,10 +36,18 @@ interface UpArgs {
   worker: boolean;
   web: boolean;
   sip: boolean;
+  nodes: number;
+  workers?: number;
+}
+
+function count(flag: string, value: string | undefined, min: number, max: number): number {
+  const n = Number(value);
+  if (!value || !Number.isInteger(n) || n < min || n > max) throw new UsageError(`${flag} must be a whole number from ${min} to ${max} (got ${value})`);
+  return n;
 }
 
 function parseUp(args: string[]): UpArgs {
-  const parsed: UpArgs = { tts: 'local', agentName: DEFAULT_AGENT_NAME, worker: true, web: true, sip: false };
+  const parsed: UpArgs = { tts: 'local', agentName: DEFAULT_AGENT_NAME, worker: true, web: true, sip: false, nodes: 1 };
   for (let i = 0; i < args.length; i++) {
     const arg = args[i];
     if (arg === '--tts') {
@@ -50,6 +61,8 @@ function parseUp(args: string[]): UpArgs {
     } else if (arg === '--no-worker') parsed.worker = false;
     else if (arg === '--no-web') parsed.web = false;
     else if (arg === '--sip') parsed.sip = true;
+    else if (arg === '--nodes') parsed.nodes = count('--nodes', args[++i], 1, MAX_NODES);
+    else if (arg === '--workers') parsed.workers = count('--workers', args[++i], 0, 16);
     else throw new UsageError(`unknown option ${arg}`);
   }
   return parsed;
@@ -68,6 +81,7 @@ function summary(state: StackState): string {
     `  LIVEKIT_API_KEY=${state.livekit.apiKey}`,
     `  LIVEKIT_API_SECRET=${state.livekit.apiSecret}`,
     `  AGENT_NAME=${state.agentName}  (TTS ${state.tts})`,
+    ...clusterLines(state),
     state.webUrl ? `  web page: ${state.webUrl}` : '  web page: not started',
     state.sip ? `  SIP_HOST=${state.sip.host} SIP_PORT=${state.sip.port}  (livekit-sip: ${state.sip.binary})` : '  SIP: not started (--sip)',
     '  (these addresses exist inside the namespace only: npm run stack -- exec <command…>)',
@@ -75,6 +89,17 @@ function summary(state: StackState): string {
     ...state.notes.map((note) => `  note: ${note}`),
   ];
   return `${lines.join('\n')}\n`;
+}
+
+/** A cluster's nodes (their own URLs and addresses) and which node each worker registered with. */
+function clusterLines(state: StackState): string[] {
+  const nodes = state.livekit.nodes ?? [];
+  if (nodes.length < 2) return [];
+  return [
+    `  LIVEKIT_URL is HAProxy in front of ${nodes.length} livekit-server nodes (config ${show(state.livekit.front?.configFile ?? '')}):`,
+    ...nodes.map((n) => `    node ${n.index}: ${n.url}  node_ip ${n.nodeIp} udp ${n.udpPort}  ${n.nodeId}  pid ${n.pid}`),
+    ...(state.workers ?? []).map((w) => `    ${w.name} (pid ${w.pid}) registered with node ${w.node ?? '?'}`),
+  ];
 }
 
 async function commandUp(args: string[]): Promise<number> {

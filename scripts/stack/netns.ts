@@ -3,7 +3,7 @@
  * bounded; a namespace that was half set up is deleted before the error is reported.
  */
 import { spawnSync } from 'node:child_process';
-import { NETWORK } from './layout.js';
+import { type NodeLayout, nodeLayout } from './layout.js';
 
 export interface CommandResult {
   code: number | null;
@@ -24,14 +24,17 @@ function ip(args: string[]): void {
   if (result.code !== 0) throw new Error(`ip ${args.join(' ')} failed (${result.code}): ${result.stderr.trim()}`);
 }
 
-export function createNamespace(name: string): void {
+/** A namespace with one veth pair per livekit-server node (`nodes`, default just node 0's). */
+export function createNamespace(name: string, nodes: NodeLayout[] = [nodeLayout(0)]): void {
   ip(['netns', 'add', name]);
   try {
-    const [a, b] = NETWORK.interfaces;
     ip(['-n', name, 'link', 'set', 'lo', 'up']);
-    ip(['-n', name, 'link', 'add', a, 'type', 'veth', 'peer', 'name', b]);
-    NETWORK.interfaces.forEach((dev, i) => ip(['-n', name, 'addr', 'add', NETWORK.addresses[i]!, 'dev', dev]));
-    for (const dev of NETWORK.interfaces) ip(['-n', name, 'link', 'set', dev, 'up']);
+    for (const node of nodes) {
+      const [a, b] = node.interfaces;
+      ip(['-n', name, 'link', 'add', a, 'type', 'veth', 'peer', 'name', b]);
+      node.interfaces.forEach((dev, i) => ip(['-n', name, 'addr', 'add', node.addresses[i], 'dev', dev]));
+      for (const dev of node.interfaces) ip(['-n', name, 'link', 'set', dev, 'up']);
+    }
   } catch (error) {
     deleteNamespace(name);
     throw error;

@@ -58,14 +58,20 @@ function lines(file: string): string[] {
 
 /** The first line of `file` that parses as a JSON object and passes `accept`. */
 export function jsonLine<T>(file: string, accept: (value: Record<string, unknown>) => boolean): T | undefined {
+  return jsonLines<T>(file, accept)[0];
+}
+
+/** Every line of `file` that parses as a JSON object and passes `accept`, in order. */
+export function jsonLines<T>(file: string, accept: (value: Record<string, unknown>) => boolean): T[] {
+  const found: T[] = [];
   for (const line of lines(file)) {
     if (!line.startsWith('{')) continue;
     try {
       const value = JSON.parse(line) as Record<string, unknown>;
-      if (value && typeof value === 'object' && accept(value)) return value as T;
+      if (value && typeof value === 'object' && accept(value)) found.push(value as T);
     } catch {
       // A partial line still being written, or plain text.
     }
   }
-  return undefined;
+  return found;
 }

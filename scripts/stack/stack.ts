@@ -12,6 +12,7 @@ import {
   type Launcher,
   openaiFakeAvailable,
   startFake,
+  type StartedNode,
   startLivekit,
   startRedis,
   startWeb,
@@ -22,24 +23,32 @@ import {
   DEFAULT_AGENT_NAME,
   DEV_KEYS,
   LIVEKIT_BIN,
+  MAX_NODES,
   NAMESPACE_PREFIX,
   NETWORK,
   PORTS,
+  nodeLayout,
   REPO_ROOT,
   RUN_DIR,
   newNamespaceName,
   runDirOf,
   stateFileOf,
 } from './layout.js';
+import { FRONT_URL, startFront } from './front.js';
 import { createNamespace, deleteNamespace, listNamespaces, namespacePids } from './netns.js';
 import { SIP_ADDRESS, startSipBridge } from './sip-bridge.js';
+import { nodeIndexOf, registeredNodeId } from './cluster.js';
 import { type Started, isAlive, running, startProcess, startTimeOf, stopProcess } from './processes.js';
-import { type StackState, type TtsChoice, readState, writeState } from './state.js';
+import { type NodeRecord, type StackState, type TtsChoice, readState, writeState } from './state.js';
 
 export interface UpOptions {
   owner: 'cli' | 'harness';
   tts?: TtsChoice;
   agentName?: string;
+  /** livekit-server nodes sharing the stack's Redis (default 1); above 1, HAProxy is their one URL. */
+  nodes?: number;
+  /** Production workers `up` starts (default: one per node), all registering through the stack's URL. */
+  workers?: number;
   /** Defaults: every component; the OpenAI fake only when its file exists; Cartesia only for `tts: cartesia`. */
   worker?: boolean;
   web?: boolean;
@@ -81,6 +90,11 @@ export async function up(options: UpOptions): Promise<StackState> {
   mkdirSync(runDir, { recursive: true });
   const tts = options.tts ?? 'local';
   const agentName = options.agentName ?? DEFAULT_AGENT_NAME;
+  const nodeCount = options.nodes ?? 1;
+  if (!Number.isInteger(nodeCount) || nodeCount < 1 || nodeCount > MAX_NODES) throw new Error(`nodes must be 1..${MAX_NODES} (got ${options.nodes})`);
+  const workerCount = options.worker === false ? 0 : (options.workers ?? nodeCount);
+  if (!Number.isInteger(workerCount) || workerCount < 0 || workerCount > 16) throw new Error(`workers must be 0..16 (got ${options.workers})`);
+  const layouts = Array.from({ length: nodeCount }, (_, i) => nodeLayout(i));
   const state: StackState = {
     version: 1,
     namespace,
@@ -88,10 +102,10 @@ export async function up(options: UpOptions): Promise<StackState> {
     startedAt: new Date().toISOString(),
     runDir,
     stateFile: stateFileOf(namespace),
-    livekit: { url: LIVEKIT_URL, apiKey: DEV_KEYS.apiKey, apiSecret: DEV_KEYS.apiSecret, nodeIp: NETWORK.nodeIp, configFile: '' },
+    livekit: { url: nodeCount > 1 ? FRONT_URL : LIVEKIT_URL, apiKey: DEV_KEYS.apiKey, apiSecret: DEV_KEYS.apiSecret, nodeIp: NETWORK.nodeIp, configFile: '', nodes: [] },
     agentName,
     tts,
-    network: { interfaces: [...NETWORK.interfaces], addresses: [...NETWORK.addresses] },
+    network: { interfaces: layouts.flatMap((n) => n.interfaces), addresses: layouts.flatMap((n) => n.addresses) },
     ports: { ...PORTS },
     processes: [],
     notes: [],
@@ -108,10 +122,16 @@ export async function up(options: UpOptions): Promise<StackState> {
   };
 
   try {
-    createNamespace(namespace);
-    say(`namespace ${namespace}: ${NETWORK.interfaces.join('/')} ${NETWORK.addresses.join(' ')}`);
+    createNamespace(namespace, layouts);
+    say(`namespace ${namespace}: ${state.network.interfaces.join('/')} ${state.network.addresses.join(' ')}`);
     await step('redis', () => startRedis(launcher));
-    state.livekit.configFile = await step('livekit-server', () => startLivekit(launcher));
+    for (const layout of layouts) {
+      const node = await step(layout.name, () => startLivekit(launcher, layout));
+      state.livekit.nodes!.push(nodeRecord(layout.index, node));
+      if (layout.index === 0) state.livekit.configFile = node.configFile;
+      save(state);
+    }
+    if (nodeCount > 1) state.livekit.front = { url: FRONT_URL, configFile: await step('HAProxy in front of the nodes', () => startFront(launcher, layouts)) };
     const sipBinary = options.sipBinary;
     if (sipBinary) {
       const configFile = await step('livekit-sip', () => startSipBridge(launcher, sipBinary));
@@ -125,11 +145,19 @@ export async function up(options: UpOptions): Promise<StackState> {
     if (options.cartesia ?? tts === 'cartesia') {
       state.cartesiaUrl = (await step('cartesia fake', () => startFake(launcher, 'cartesia', CARTESIA_FAKE, options.fakeArgs?.cartesia))).url;
     }
-    if (options.worker ?? true) {
-      const settings = { agentName, tts, openaiUrl: state.openaiUrl, cartesiaUrl: state.cartesiaUrl, httpPort: PORTS.agentHttp, extraEnv: options.workerEnv };
-      await step('worker', () => startWorker(launcher, settings));
+    // One after another: each registration is then open when the next worker connects, so the
+    // front's leastconn hands every worker a different node (which one is read back from its log).
+    state.workers = [];
+    for (let i = 0; i < workerCount; i++) {
+      const name = i === 0 ? 'worker' : `worker-${i}`;
+      const settings = { livekitUrl: state.livekit.url, agentName, tts, openaiUrl: state.openaiUrl, cartesiaUrl: state.cartesiaUrl, httpPort: PORTS.agentHttp + i, extraEnv: options.workerEnv };
+      const proc = await step(name, () => startWorker(launcher, settings, name));
+      const nodeId = registeredNodeId(proc.record.logFile);
+      const node = nodeIndexOf(state, nodeId);
+      state.workers.push({ name, pid: proc.record.pid, nodeId, node });
+      if (nodeCount > 1) say(`${name} registered with node ${node ?? `? (${nodeId})`}`);
     }
-    if (options.web ?? true) state.webUrl = await step('web page', () => startWeb(launcher, agentName));
+    if (options.web ?? true) state.webUrl = await step('web page', () => startWeb(launcher, agentName, state.livekit.url));
   } catch (error) {
     // An interrupted up is torn down by whoever interrupted it.
     if (!options.signal?.aborted) {
@@ -144,6 +172,20 @@ export async function up(options: UpOptions): Promise<StackState> {
   if (options.owner === 'cli') state.owner = null;
   save(state);
   return state;
+}
+
+function nodeRecord(index: number, node: StartedNode): NodeRecord {
+  const layout = nodeLayout(index);
+  return {
+    index,
+    name: layout.name,
+    url: `ws://127.0.0.1:${layout.httpPort}`,
+    nodeIp: layout.nodeIp,
+    udpPort: layout.udpPort,
+    pid: node.proc.record.pid,
+    nodeId: node.nodeId,
+    configFile: node.configFile,
+  };
 }
 
 /** Starts processes in `state`'s namespace and records each one in its state file (so `down` stops it). */
@@ -183,6 +225,7 @@ export async function startExtraWorker(state: StackState, options: ExtraWorkerOp
     throw new Error(`a process named ${options.name} already belongs to this stack`);
   }
   const settings = {
+    livekitUrl: state.livekit.url,
     agentName: options.agentName,
     tts: options.tts ?? state.tts,
     openaiUrl: state.openaiUrl,
@@ -210,8 +253,30 @@ export async function restartComponent(state: StackState, name: 'livekit-server'
   save(state);
   const launcher = launcherFor(state, baseEnv());
   if (name === 'redis') await startRedis(launcher);
-  else await startLivekit(launcher);
+  else {
+    const node = await startLivekit(launcher);
+    const nodes = state.livekit.nodes ?? [];
+    const at = nodes.findIndex((n) => n.index === 0);
+    if (at >= 0) nodes[at] = nodeRecord(0, node);
+    save(state);
+  }
   return { goneAt, readyAt: Date.now() };
+}
+
+/**
+ * A node crash (`npm run faults -- --only node`, test/e2e/cluster.test.ts): SIGKILL to livekit-server
+ * node `index`, which is not started again. Returns once the process is gone (epoch ms).
+ */
+export async function killNode(state: StackState, index: number): Promise<number> {
+  const node = state.livekit.nodes?.find((n) => n.index === index);
+  const record = node && state.processes.find((p) => p.name === node.name && p.pid === node.pid);
+  if (!node || !record) throw new Error(`node ${index} is not part of this stack`);
+  if (!isAlive(record)) throw new Error(`node ${index} (pid ${record.pid}) is not running`);
+  process.kill(record.pid, 'SIGKILL');
+  for (const deadline = Date.now() + 10_000; isAlive(record) && Date.now() < deadline; ) await new Promise((resolve) => setTimeout(resolve, 20));
+  node.killedAt = Date.now();
+  save(state);
+  return node.killedAt;
 }
 
 const GRACE_MS: Record<string, number> = { worker: 20_000 };

@@ -19,7 +19,10 @@ export interface StackState {
   upMs?: number;
   runDir: string;
   stateFile: string;
-  livekit: { url: string; apiKey: string; apiSecret: string; nodeIp: string; configFile: string };
+  /** `url` is the one every client and worker uses: node 0 alone, or the front of a cluster. */
+  livekit: { url: string; apiKey: string; apiSecret: string; nodeIp: string; configFile: string; nodes?: NodeRecord[]; front?: { url: string; configFile: string } };
+  /** Which node each worker registered with when it started (`up`'s own workers). */
+  workers?: { name: string; pid: number; nodeId?: string; node?: number }[];
   agentName: string;
   tts: TtsChoice;
   /** Page served by `npm run web`, reachable inside the namespace. */
@@ -36,6 +39,21 @@ export interface StackState {
   processes: ProcessRecord[];
   /** Components left out, and why (e.g. the OpenAI fake not written yet). */
   notes: string[];
+}
+
+/** One livekit-server node of the stack (`up --nodes N` runs N; a single-node stack records node 0). */
+export interface NodeRecord {
+  index: number;
+  name: string;
+  /** Its own signalling/API URL inside the namespace (clients normally use `livekit.url`). */
+  url: string;
+  nodeIp: string;
+  udpPort: number;
+  pid: number;
+  nodeId: string;
+  configFile: string;
+  /** Epoch ms when a drill SIGKILLed it. */
+  killedAt?: number;
 }
 
 export function writeState(file: string, state: StackState): void {

@@ -13,11 +13,12 @@ import { requireForSuite } from '../helpers/requires.js';
 import { type ExecOptions, type ExecResult, execCapture } from '../../scripts/stack/exec.js';
 import { LIVEKIT_BIN, LIVEKIT_VERSION, REPO_ROOT, TSX_BIN } from '../../scripts/stack/layout.js';
 import { runSync } from '../../scripts/stack/netns.js';
-import { type ExtraWorkerOptions, type UpOptions, down, startExtraWorker, up } from '../../scripts/stack/stack.js';
-import { type StackState, stackEnv } from '../../scripts/stack/state.js';
+import { placeRoom, roomNodes } from '../../scripts/stack/cluster.js';
+import { type ExtraWorkerOptions, type UpOptions, down, killNode, startExtraWorker, up } from '../../scripts/stack/stack.js';
+import { type NodeRecord, type StackState, stackEnv } from '../../scripts/stack/state.js';
 
 export type { ExecResult } from '../../scripts/stack/exec.js';
-export type { StackState } from '../../scripts/stack/state.js';
+export type { NodeRecord, StackState } from '../../scripts/stack/state.js';
 
 export interface ClientResult extends Record<string, unknown> {
   e2e: string;
@@ -49,6 +50,14 @@ export interface E2EStack {
    * and AGENT_HTTP_PORT, returned once it registered; `stop()` stops it too if it still runs.
    */
   startWorker(options: ExtraWorkerOptions): Promise<WorkerHandle>;
+  /** The livekit-server nodes: one, or `nodes` of them behind HAProxy (`env.LIVEKIT_URL` is then HAProxy's). */
+  nodes: NodeRecord[];
+  /** SIGKILLs node `index` (not started again); resolves with the epoch ms it was gone. */
+  killNode(index: number): Promise<number>;
+  /** Room name → index of the node hosting it, for every room that exists now. */
+  roomNodes(): Promise<Map<string, number | undefined>>;
+  /** Creates `room` on node `index`, dispatching `agentName` to it; the first caller then joins it. */
+  placeRoom(room: string, index: number, agentName: string): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -99,6 +108,10 @@ export async function startStack(options: Omit<UpOptions, 'owner'> = {}): Promis
         },
       };
     },
+    nodes: state.livekit.nodes ?? [],
+    killNode: (index) => killNode(state, index),
+    roomNodes: () => roomNodes(state),
+    placeRoom: (room, index, agentName) => placeRoom(state, room, index, agentName),
     async stop() {
       if (stopped) return;
       stopped = true;
@@ -108,7 +121,7 @@ export async function startStack(options: Omit<UpOptions, 'owner'> = {}): Promis
 }
 
 /** What is missing for the real stack on this machine (empty when everything is there). */
-export function missingForStack(extra: { chromium?: boolean } = {}): string[] {
+export function missingForStack(extra: { chromium?: boolean; haproxy?: boolean } = {}): string[] {
   const missing: string[] = [];
   if (process.getuid?.() !== 0) missing.push('root (ip netns needs it)');
   if (runSync('ip', ['-V']).code !== 0) missing.push('ip (Debian package iproute2)');
@@ -120,6 +133,7 @@ export function missingForStack(extra: { chromium?: boolean } = {}): string[] {
   }
   const chromium = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
   if (extra.chromium && !existsSync(chromium)) missing.push(`Chromium at ${chromium}`);
+  if (extra.haproxy && runSync('haproxy', ['-v']).code !== 0) missing.push('haproxy (Debian package haproxy; the front of a multi-node stack)');
   return missing;
 }
 
@@ -128,7 +142,7 @@ export function missingForStack(extra: { chromium?: boolean } = {}): string[] {
  * missing piece registers a failing test that names it and the install command (a failed test,
  * not only a failed file, so the run's pass/fail counts show it).
  */
-export function requireStack(extra: { chromium?: boolean } = {}): boolean {
+export function requireStack(extra: { chromium?: boolean; haproxy?: boolean } = {}): boolean {
   const missing = missingForStack(extra);
   const install = `bash scripts/livekit/install.sh${extra.chromium ? ' && bash scripts/ensure-chromium.sh' : ''}`;
   return requireForSuite(
