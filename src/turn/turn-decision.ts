@@ -40,22 +40,19 @@ export interface TurnPolicy {
   unsureLevel: number;
   /** Confidence from which an acknowledgement fits the pause. */
   backchannelLevel: number;
-  /** Weight of the voice against the words (1 = equal) when both are there. */
-  audioWeight: number;
 }
 
 /**
  * Chosen on bench:turn-lab (docs/latency.md "Combined turn decision"): a sure turn ends 300 ms
  * after the caller's last sound, as the worker's default endpointing did; an unsure one waits up
- * to 1.6 s.
+ * to 1.5 s (TURN_MIN_DELAY_MS / TURN_MAX_DELAY_MS set both in the worker).
  */
 export const DEFAULT_TURN_POLICY: TurnPolicy = {
   minSilenceMs: 300,
-  maxSilenceMs: 1600,
+  maxSilenceMs: 1500,
   sureLevel: 0.8,
   unsureLevel: 0.25,
   backchannelLevel: 0.7,
-  audioWeight: 1,
 };
 
 export interface PauseJudgement {
@@ -71,7 +68,7 @@ export interface PauseJudgement {
 
 export function judgePause(evidence: PauseEvidence, policy: TurnPolicy = DEFAULT_TURN_POLICY): PauseJudgement {
   validate(evidence, policy);
-  const confidence = combinedConfidence(evidence, policy);
+  const confidence = combinedConfidence(evidence);
   const endAtSilenceMs = requiredSilence(evidence, confidence, policy);
   const endTurn = evidence.silenceMs >= endAtSilenceMs;
   // The ack answers the voice and the words together, never stale words alone.
@@ -81,20 +78,16 @@ export function judgePause(evidence: PauseEvidence, policy: TurnPolicy = DEFAULT
 }
 
 /**
- * The voice and the fresh words pooled in log-odds (a weighted mean: agreeing evidence stays
- * where it is, disagreeing evidence meets in the middle). Stale words count only when they say
- * "more is coming": as "finished" they say nothing about the part not yet heard.
+ * The least sure of the voice and the words: each can hold the turn open, neither can end it
+ * over the other's objection. (A mean in log-odds let the audio model's near-certain answers
+ * overrule "…and" on the eSpeak corpus: bench/turn/decision-lab.ts.) Stale words count only when
+ * they say "more is coming": as "finished" they say nothing about the part not yet heard.
  */
-export function combinedConfidence(evidence: PauseEvidence, policy: TurnPolicy = DEFAULT_TURN_POLICY): number {
-  const parts: Array<[number, number]> = [];
-  if (evidence.audio !== undefined) parts.push([logit(evidence.audio), policy.audioWeight]);
-  if (evidence.words) {
-    const { likelihood, fresh } = evidence.words;
-    parts.push([logit(fresh ? likelihood : Math.min(likelihood, 0.5)), 1]);
-  }
-  if (parts.length === 0) return 0.5;
-  const weight = parts.reduce((w, [, k]) => w + k, 0);
-  return sigmoid(parts.reduce((sum, [l, k]) => sum + l * k, 0) / weight);
+export function combinedConfidence(evidence: PauseEvidence): number {
+  const parts: number[] = [];
+  if (evidence.audio !== undefined) parts.push(evidence.audio);
+  if (evidence.words) parts.push(evidence.words.fresh ? evidence.words.likelihood : Math.min(evidence.words.likelihood, 0.5));
+  return parts.length === 0 ? 0.5 : Math.min(...parts);
 }
 
 function requiredSilence(evidence: PauseEvidence, confidence: number, policy: TurnPolicy): number {
@@ -105,17 +98,6 @@ function requiredSilence(evidence: PauseEvidence, confidence: number, policy: Tu
   if (confidence <= policy.unsureLevel) return policy.maxSilenceMs;
   const unsure = (policy.sureLevel - confidence) / (policy.sureLevel - policy.unsureLevel);
   return policy.minSilenceMs + unsure * (policy.maxSilenceMs - policy.minSilenceMs);
-}
-
-const EPSILON = 1e-4;
-
-function logit(p: number): number {
-  const q = Math.min(1 - EPSILON, Math.max(EPSILON, p));
-  return Math.log(q / (1 - q));
-}
-
-function sigmoid(x: number): number {
-  return 1 / (1 + Math.exp(-x));
 }
 
 function validate(evidence: PauseEvidence, policy: TurnPolicy): void {

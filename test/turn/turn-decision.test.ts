@@ -20,7 +20,8 @@ describe('judgePause', () => {
     ['and ends at it', { silenceMs: P.maxSilenceMs, audio: 0.1, words: fresh(0.12) }, true],
     ['stale finished words alone do not end it', { silenceMs: 900, words: stale(0.95) }, false],
     ['stale finished words end only at the bound', { silenceMs: P.maxSilenceMs, words: stale(0.95) }, true],
-    ['a sure voice ends it over stale words that read finished', { silenceMs: P.minSilenceMs, audio: 0.97, words: stale(0.95) }, true],
+    ['a sure voice waits for the words that cover the pause', { silenceMs: P.minSilenceMs, audio: 0.97, words: stale(0.95) }, false],
+    ['and ends once they do', { silenceMs: P.minSilenceMs, audio: 0.97, words: fresh(0.95) }, true],
     ['no word yet: never, however long and sure the voice', { silenceMs: 60_000, audio: 0.99 }, false],
     ['fresh finished words without the voice (model not answered yet)', { silenceMs: 350, words: fresh(0.95) }, true],
   ])('%s', (_name, evidence, ends) => {
