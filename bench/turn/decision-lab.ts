@@ -11,7 +11,7 @@
  *   the words are taken to read finished once `--word-lag-ms` after the pause, for firstword's
  *   rule and the combined one alike (their fastest case): what is left to tell them apart is the voice.
  *
- *   npx tsx bench/turn/decision-lab.ts -- [--word-lag-ms 300] [--audio-ms 100] [--human DIR | --no-human] [--files N] [--cache FILE]
+ *   npx tsx bench/turn/decision-lab.ts -- [--word-lag-ms 300] [--audio-ms 100] [--human DIR | --no-human] [--files N] [--cache FILE] [--no-espeak]
  *
  * `--cache FILE` keeps Smart Turn's answers between runs (keyed by recording and pause), so the
  * policy can be tuned without running the model again on a loaded machine.
@@ -30,7 +30,7 @@ import { ArgsError, readFlags } from '../flags.js';
 import { percentile } from '../playout.js';
 import { audioModelThreshold, audioRequests, loadAudioModel, separation } from './audio-eot.js';
 import { TURN_CORPUS } from './corpus.js';
-import { HUMAN_SOURCES, decode } from './human-speech.js';
+import { DEFAULT_HUMAN_ROOT, HUMAN_SOURCES, decode } from './human-speech.js';
 import { type PauseCase, combinedOutcome, endpointingOutcome, vadPauses } from './pause-decision.js';
 import { type Judges, type LabUtterance, type TurnSetting, simulateTurn, turnEvents } from './turn-sim.js';
 import { type VadTrace, replayVad, traceVad } from './vad-trace.js';
@@ -44,10 +44,11 @@ interface Args {
   human?: string;
   files: number;
   cache?: string;
+  espeak: boolean;
 }
 
 function parse(argv: readonly string[]): Args {
-  const args: Args = { wordLagMs: 300, audioMs: 100, human: '/work/speech', files: 40 };
+  const args: Args = { wordLagMs: 300, audioMs: 100, human: DEFAULT_HUMAN_ROOT, files: 40, espeak: true };
   readFlags(argv, (read) => {
     if (read.flag === '--word-lag-ms') args.wordLagMs = read.num(0, 2000, true);
     else if (read.flag === '--audio-ms') args.audioMs = read.num(0, 2000, true);
@@ -55,6 +56,7 @@ function parse(argv: readonly string[]): Args {
     else if (read.flag === '--no-human') args.human = undefined;
     else if (read.flag === '--files') args.files = read.num(1, 1000, true);
     else if (read.flag === '--cache') args.cache = read.value();
+    else if (read.flag === '--no-espeak') args.espeak = false;
     else throw new ArgsError(`unknown flag ${read.flag}`);
   });
   return args;
@@ -226,18 +228,19 @@ async function human(args: Args, root: string, vad: Awaited<ReturnType<typeof VA
     for (const file of files) {
       const samples = await decode(path.join(dir, file));
       const trace = await traceVad(vad, samples, SAMPLE_RATE);
-      // Framework defaults: their own VAD ends at 550 ms.
+      const pauses = vadPauses(replayVad(trace, { minSilenceMs: SILENCE_MS }));
+      // Framework defaults: their own VAD ends at 550 ms, counted against the same pauses (those ≥ 250 ms).
+      const framework = rows[0]![1][L];
       for (const vp of vadPauses(replayVad(trace, { minSilenceMs: 550 }))) {
         const at = endpointingOutcome(vp.speechEndMs, vp.vadEndMs, 500);
-        record(rows[0]![1][L], vp.resumeMs, at - vp.speechEndMs, at, undefined);
+        record(framework, vp.resumeMs, at - vp.speechEndMs, at, undefined);
       }
-      const pauses = vadPauses(replayVad(trace, { minSilenceMs: SILENCE_MS }));
-      pauses.forEach((vp, k) => {
+      framework.pauses += pauses.filter((vp) => vp.resumeMs !== undefined).length - vadPauses(replayVad(trace, { minSilenceMs: 550 })).filter((vp) => vp.resumeMs !== undefined).length;
+      for (const vp of pauses) {
         const at = endpointingOutcome(vp.speechEndMs, vp.vadEndMs, 300);
         // firstword's early ack speaks at the VAD end when the words read finished.
         record(rows[1]![1][L], vp.resumeMs, at - vp.speechEndMs, at, vp.vadEndMs);
-        void k;
-      });
+      }
       for (const [k, vp] of pauses.entries()) {
         const upTo = samples.slice(0, Math.round((vp.vadEndMs / 1000) * SAMPLE_RATE));
         const p = await smart.predict(`${source.dir}/${file}@${vp.vadEndMs}`, upTo);
@@ -287,7 +290,7 @@ async function main(): Promise<void> {
   mini.initEot();
   console.log(`Combined turn decision lab; policy ${JSON.stringify(DEFAULT_TURN_POLICY)}. Figures taken on a loaded machine.`);
   try {
-    await espeak(args, vad, smart, mini);
+    if (args.espeak) await espeak(args, vad, smart, mini);
     if (args.human) await human(args, args.human, vad, smart, mini);
   } finally {
     smart.save();
