@@ -37,8 +37,16 @@ export function whisperLogMel(samples: Float32Array): Float32Array {
   const mel = new Float64Array(N_MELS * used);
   const frame = new Float64Array(N_FFT);
   const power = new Float64Array(N_BINS);
+  // The left zero-padding (most of the window for a short turn) is one constant after the
+  // normalisation: every frame inside it has frame 0's spectrum, so it is computed once.
+  let constantRun = 1;
+  while (constantRun < padded.length && padded[constantRun] === padded[0]) constantRun++;
   for (let f = 0; f < used; f++) {
     const start = f * HOP;
+    if (f > 0 && start + N_FFT <= constantRun) {
+      for (let m = 0; m < N_MELS; m++) mel[m * used + f] = mel[m * used]!;
+      continue;
+    }
     for (let i = 0; i < N_FFT; i++) frame[i] = padded[start + i]! * HANN[i]!;
     DFT.power(frame, power);
     for (let m = 0; m < N_MELS; m++) {
