@@ -37,7 +37,6 @@ import { voiceForCall } from './tts/call-voice.js';
 import { type CreatedTTS, createTTS } from './tts/factory.js';
 import { startLeaseService } from '@firstword/agents-plugin-tts/budget';
 import { earlyAckJudge, turnTaking } from './turn/detection.js';
-import { predictTurnComplete } from './turn/transcript-detector.js';
 
 export interface ProcessData {
   vad?: VAD;
