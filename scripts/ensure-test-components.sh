@@ -17,6 +17,7 @@ need "headless Chromium: test/web/browser, test/e2e/browser-page" bash scripts/e
 need "PM2: test/e2e/agent-cartesia" bash scripts/ensure-pm2.sh
 need "livekit-server, Redis, iproute2: test/e2e" bash scripts/livekit/install.sh
 need "the Python peers' venv: test/peers" bash scripts/peers/ensure-venv.sh
+need "the Smart Turn model: test/turn/smart-turn" bash scripts/peers/ensure-smart-turn.sh
 
 if [ "${#missing[@]}" -gt 0 ]; then
   echo "npm test: cannot run every suite; these components could not be installed (the reason is above each):" >&2

@@ -36,8 +36,7 @@ import { EARLY_ACK_SILENCE_BOUND_MS, createSpeechToText, isLiveTranscriptionMode
 import { voiceForCall } from './tts/call-voice.js';
 import { type CreatedTTS, createTTS } from './tts/factory.js';
 import { startLeaseService } from '@firstword/agents-plugin-tts/budget';
-import { turnTaking } from './turn/detection.js';
-import { predictTurnComplete } from './turn/transcript-detector.js';
+import { earlyAckJudge, turnTaking } from './turn/detection.js';
 
 export interface ProcessData {
   vad?: VAD;
@@ -124,6 +123,8 @@ export async function entry(ctx: JobContext<ProcessData>): Promise<void> {
   const { voice, fallback } = await pendingVoice;
   ctx.addShutdownCallback(() => voice.close());
 
+  const turn = turnTaking(config.turn, { hasInferenceExecutor: ctx.inferenceExecutor !== undefined, speech: vad.speech });
+  const ackJudge = earlyAckJudge(turn.detection);
   const session = createSession(
     {
       vad: vad.session,
@@ -136,7 +137,7 @@ export async function entry(ctx: JobContext<ProcessData>): Promise<void> {
       bargeInMinSpeechMs: config.bargeIn.minSpeechMs,
       // A phone line has no browser echo canceller to wait for (see docs/sip.md).
       ...(caller.channel === 'sip' ? { aecWarmupMs: 0 } : {}),
-      turn: turnTaking(config.turn, { hasInferenceExecutor: ctx.inferenceExecutor !== undefined }),
+      turn,
     },
   );
   const agent = createAssistant();
@@ -179,9 +180,9 @@ export async function entry(ctx: JobContext<ProcessData>): Promise<void> {
           agent,
           library,
           output: ackRoomOutput.output,
-          predict: predictTurnComplete,
+          predict: ackJudge.predict,
           // Only a live model's words arrive before the end of speech; without any, silence decides.
-          ...(isLiveTranscriptionModel(config.openai.sttModel) ? { silenceBoundMs: EARLY_ACK_SILENCE_BOUND_MS } : {}),
+          ...(ackJudge.silenceMayDecide && isLiveTranscriptionModel(config.openai.sttModel) ? { silenceBoundMs: EARLY_ACK_SILENCE_BOUND_MS } : {}),
         }),
       (error: Error) => logger.warn({ error: error.message }, 'acknowledgements unavailable'),
     );

@@ -20,9 +20,9 @@ const SAMPLE_RATE = 16_000;
 const LEAD_MS = 300;
 const TAIL_MS = 1500;
 /** Bounds the run time: the IVR prompts are many and alike. */
-const MAX_FILES_PER_SOURCE = 60;
+export const MAX_FILES_PER_SOURCE = 60;
 
-interface HumanSource {
+export interface HumanSource {
   label: string;
   language: AckLanguage;
   /** Directory relative to the root, and which of its files to take. */
@@ -36,12 +36,14 @@ export const HUMAN_SOURCES: readonly HumanSource[] = [
   { label: 'JFK inaugural excerpt (whisper.cpp sample)', language: 'en', dir: 'pypi-pywhispercpp/pywhispercpp-1.5.1/whisper.cpp/samples', pick: (f) => f === 'jfk.wav', licence: 'public domain' },
   { label: 'LibriVox sentences (pocketsphinx test data)', language: 'en', dir: 'deb-pocketsphinx-testdata/usr/share/pocketsphinx/test/data/librivox', pick: (f) => f.endsWith('.wav'), licence: 'public domain' },
   { label: 'Asterisk IVR prompts (8 kHz, read)', language: 'en', dir: 'deb-asterisk-core-sounds-en-wav/usr/share/asterisk/sounds/en_US_f_Allison', pick: (f) => f.endsWith('.wav'), licence: 'CC BY-SA 3.0' },
+  { label: 'Deeply Korean Read Speech (anechoic room)', language: 'ko', dir: 'ko-deeply', pick: (f) => f.endsWith('.wav'), licence: 'CC BY-NC-ND 4.0' },
+  { label: 'TEN-VAD test set (LibriSpeech, GigaSpeech, DNS)', language: 'en', dir: 'en-tenvad', pick: (f) => f.endsWith('.wav'), licence: 'Apache-2.0 + conditions' },
   { label: 'Tux Paint Korean digit words (isolated)', language: 'ko', dir: 'deb-tuxpaint-stamps-default-ko', pick: (f) => /_ko\.ogg$/.test(f), licence: 'GPL-2' },
 ];
 
 export const DEFAULT_HUMAN_ROOT = '/tmp/speech-hunt';
 
-async function decode(file: string): Promise<Int16Array> {
+export async function decode(file: string): Promise<Int16Array> {
   const parts: Int16Array[] = [];
   for await (const frame of audioFramesFromFile(file, { sampleRate: SAMPLE_RATE, numChannels: 1 })) parts.push(frame.data);
   const lead = (LEAD_MS * SAMPLE_RATE) / 1000;

@@ -191,6 +191,7 @@ function buildConfig(env: ParsedEnv, provider: TtsProvider): AppConfig {
       maxDelayMs: env.TURN_MAX_DELAY_MS ?? d.turn.maxDelayMs,
       detector: env.TURN_DETECTOR ?? d.turn.detector,
       preemptive: env.TURN_PREEMPTIVE === undefined ? d.turn.preemptive : env.TURN_PREEMPTIVE === 'on',
+      audioModelPath: env.TURN_AUDIO_MODEL,
     },
     bargeIn: { minSpeechMs: env.BARGE_IN_MIN_SPEECH_MS ?? d.bargeInMinSpeechMs },
     metrics: { port: env.METRICS_PORT, host: env.METRICS_HOST ?? d.metricsHost },

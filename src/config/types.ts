@@ -5,7 +5,7 @@ import type { LOG_LEVELS, METRICS_HOSTS, TELEPHONY_SAMPLE_RATES } from './variab
 export type { TtsProvider } from './providers.js';
 export type AckMode = 'off' | 'early' | 'always' | 'slow';
 /** `transcript`: src/turn's judge of the words so far; `audio`: LiveKit's local audio model. */
-export type TurnDetectorChoice = 'off' | 'transcript' | 'audio';
+export type TurnDetectorChoice = 'off' | 'transcript' | 'audio' | 'combined';
 export type MetricsHost = (typeof METRICS_HOSTS)[number];
 export type TelephonySampleRate = (typeof TELEPHONY_SAMPLE_RATES)[number];
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -120,6 +120,8 @@ export interface TurnSettings {
   maxDelayMs: number;
   detector: TurnDetectorChoice;
   preemptive: boolean;
+  /** The Smart Turn model file of the `combined` detector; unset: models/ (scripts/peers/ensure-smart-turn.sh). */
+  audioModelPath?: string;
 }
 
 export interface SipCallConfig {

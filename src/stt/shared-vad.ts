@@ -126,9 +126,11 @@ export interface SharedVad {
   session: VAD;
   /** Give this to the speech-to-text: it follows the session's stream. */
   stt: VAD;
+  /** The session stream's starts and ends of speech (with the segment's audio), for a turn detector that hears the voice. */
+  speech: { subscribe(listener: SpeechBoundaryListener): () => void };
 }
 
 export function shareVad(vad: VAD): SharedVad {
   const boundaries = new SpeechBoundaries();
-  return { session: new TappedVAD(vad, boundaries), stt: new FollowingVAD(vad.capabilities, vad.label, boundaries) };
+  return { session: new TappedVAD(vad, boundaries), stt: new FollowingVAD(vad.capabilities, vad.label, boundaries), speech: boundaries };
 }

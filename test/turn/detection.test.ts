@@ -1,0 +1,45 @@
+/**
+ * TURN_DETECTOR=combined as the worker builds it: it follows the session VAD's boundaries, an
+ * unusable model leaves the words and the silence deciding, and without the VAD's boundaries it
+ * falls back to the transcript rules; the early ack then asks the combined judgement and never
+ * the silence alone.
+ */
+import { type VADEvent, VADEventType, initializeLogger, llm } from '@livekit/agents';
+import { describe, expect, it } from 'vitest';
+import { CombinedTurnDetector } from '../../src/turn/combined-detector.js';
+import { createTurnDetection, earlyAckJudge } from '../../src/turn/detection.js';
+import { TranscriptTurnDetector } from '../../src/turn/transcript-detector.js';
+
+initializeLogger({ pretty: false, level: 'silent' });
+
+function feed() {
+  const listeners = new Set<(event: VADEvent) => void>();
+  return {
+    listeners,
+    subscribe(listener: (event: VADEvent) => void) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+  };
+}
+
+describe('createTurnDetection("combined")', () => {
+  it('follows the VAD and, with no model at the path, decides on fresh words and the silence', async () => {
+    const speech = feed();
+    const detection = createTurnDetection('combined', { hasInferenceExecutor: false, speech }, { minDelayMs: 300, maxDelayMs: 1500, audioModelPath: '/nonexistent/model.onnx' });
+    expect(detection).toBeInstanceOf(CombinedTurnDetector);
+    expect(speech.listeners.size).toBe(1);
+    const end = { type: VADEventType.END_OF_SPEECH, silenceDuration: 400, frames: [] } as unknown as VADEvent;
+    for (const listener of speech.listeners) listener(end);
+    const ctx = llm.ChatContext.empty();
+    ctx.addMessage({ role: 'user', content: 'What time do you open tomorrow?' });
+    expect(await (detection as CombinedTurnDetector).predictEndOfTurn(ctx)).toBe(1);
+    expect(earlyAckJudge(detection).silenceMayDecide).toBe(false);
+  });
+
+  it('falls back to the transcript rules without the VAD’s boundaries', () => {
+    const detection = createTurnDetection('combined', { hasInferenceExecutor: false });
+    expect(detection).toBeInstanceOf(TranscriptTurnDetector);
+    expect(earlyAckJudge(detection).silenceMayDecide).toBe(true);
+  });
+});
