@@ -65,7 +65,7 @@ export async function recoverFromExit(exit: JobProcessExit, api: RecoveryApi, op
   if (!unexpected) return undefined;
   const { logger } = options;
   const roomName = exit.info.job.room?.name;
-  const fields = { room: roomName ? maskIdentity(roomName) : null, job: exit.info.job.id, pid: exit.pid ?? null, code: exit.code, signal: exit.signal };
+  const fields = { room: roomName ? maskIdentity(roomName) : null, job: exit.info.job.id, jobPid: exit.pid ?? null, code: exit.code, signal: exit.signal };
   logger.error(fields, `job process died during a call (${how})`);
   if (!roomName) return { plan: 'none' };
   const deadAgent = exit.info.acceptArguments.identity;

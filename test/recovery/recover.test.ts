@@ -82,7 +82,7 @@ describe('a job process exiting', () => {
     expect(readDispatchMetadata(api.metadata)).toEqual({ original: '{"caller":"web-1"}', resume: { resumeOf: 'AJ_dead', original: '{"caller":"web-1"}', history } });
     const errors = lines.filter((l) => l.level === 'error');
     expect(errors).toHaveLength(1);
-    expect(errors[0]).toEqual({ level: 'error', fields: { room: expect.any(String), job: 'AJ_dead', pid: 4242, code: null, signal: 'SIGKILL' }, msg: 'job process died during a call (signal SIGKILL)' });
+    expect(errors[0]).toEqual({ level: 'error', fields: { room: expect.any(String), job: 'AJ_dead', jobPid: 4242, code: null, signal: 'SIGKILL' }, msg: 'job process died during a call (signal SIGKILL)' });
     expect(lines.map((l) => l.level)).toEqual(['error', 'info']);
     // The room name carries the caller's number; no line does.
     expect(JSON.stringify(lines)).not.toContain('4155550123');
