@@ -97,7 +97,8 @@ describe.skipIf(!available)('a job process killed mid-call', () => {
       // The new agent had the history and spoke the apology, in English (the caller's language).
       expect(resumed).toMatchObject({ resumeOf: job, language: 'en' });
       expect(Number(resumed!.historyTurns)).toBeGreaterThanOrEqual(2);
-      expect(spoken).toContain(RESUME_GREETINGS.en);
+      // Chunks may split the sentence anywhere: compared without the spaces between them.
+      expect(spoken.replace(/\s+/g, '')).toContain(RESUME_GREETINGS.en!.replace(/\s+/g, ''));
       // And the call goes on.
       expect(after, JSON.stringify(caller.events)).toMatchObject({ ok: true });
     } finally {
