@@ -26,7 +26,7 @@ import { protectBargeIn } from './audio/barge-in-output.js';
 import { attachJobTurnBudget, startWorkerMetrics } from './latency/worker.js';
 import { createCallCap } from './lifecycle/call-cap.js';
 import { runAgentApp, runWorkerSettings } from './lifecycle/index.js';
-import { chatContextOf, greetResumedCall, keepHistory, readDispatchMetadata, startJobRecovery } from './recovery/index.js';
+import { chatContextOf, greetResumedCall, keepHistory, readDispatchMetadata, resumeGreeting, startJobRecovery } from './recovery/index.js';
 import { createAssistant, createSession } from './session.js';
 import { describeCaller, greetSipCaller, greetingFor } from './sip/index.js';
 import { type HeldGreeting, holdGreeting, isCallRoom } from './sip/greeting-audio.js';
@@ -91,11 +91,14 @@ export async function entry(ctx: JobContext<ProcessData>): Promise<void> {
   ctx.proc.userData.voice = undefined;
   // A room the dispatch rule made is a phone call: the greeting goes to the warm TTS socket now,
   // while the room is joined and the session started, so its audio is on hand at pick-up.
+  // A resumed call's apology is held the same way, whatever the room.
+  const apology = resumeGreeting(dispatch, config.sip.call.language);
+  const firstWords = apology?.text ?? (isCallRoom(ctx.job.room?.name, config.sip.setup.roomPrefix) ? greetingFor(config.sip.call.language, config.sip.call.greeting) : undefined);
   let held: HeldGreeting | undefined;
-  if (isCallRoom(ctx.job.room?.name, config.sip.setup.roomPrefix) && !dispatch.resume) {
+  if (firstWords !== undefined) {
     void pendingVoice.then(({ voice }) => {
       startup.mark('greetingAsked');
-      held = holdGreeting(voice.tts, greetingFor(config.sip.call.language, config.sip.call.greeting));
+      held = holdGreeting(voice.tts, firstWords);
     }, () => {});
   }
   ctx.addShutdownCallback(async () => held?.cancel());
@@ -188,12 +191,12 @@ export async function entry(ctx: JobContext<ProcessData>): Promise<void> {
       (error: Error) => logger.warn({ error: error.message }, 'acknowledgements unavailable'),
     );
   }
-  const heldForCaller = held && caller.channel === 'sip' && held.text === caller.greeting ? held : undefined;
+  const heldForCaller = held && held.text === (apology ? apology.text : caller.channel === 'sip' ? caller.greeting : undefined) ? held : undefined;
   if (!heldForCaller) held?.cancel();
   const stopHistory = keepHistory(session, ctx.room.localParticipant, dispatch.resume?.history ?? [], logger);
   ctx.addShutdownCallback(async () => stopHistory());
   // A resumed call gets an apology in the caller's language instead of a welcome.
-  const resumed = greetResumedCall(session, dispatch, config.sip.call.language, logger);
+  const resumed = greetResumedCall(session, dispatch, apology, logger, heldForCaller?.audio);
   if (!resumed && greetSipCaller(session, caller, heldForCaller?.audio)) {
     startup.whenSpeaking(session, heldForCaller, (fields) => logger.info(fields, 'call start-up'));
   }

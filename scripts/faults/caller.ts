@@ -7,8 +7,9 @@
  * turn, then stays until `stopFile` exists, noting what the connection and the agent do meanwhile
  * (reconnecting, the agent leaving, another agent taking over), then optionally takes another turn
  * (does an agent still answer?) and leaves. One JSON line per event with a `bench` key:
- * `listening`, `turn`, `event`, `heard` (a replacement agent's first sound), `done`; `error` when
- * it cannot go on.
+ * `listening`, `turn`, `event`, `heard` (a replacement agent's first sound), `history` (how many
+ * turns an agent's saved history holds, src/recovery/history.ts), `done`; `error` when it cannot
+ * go on.
  */
 import { ParticipantKind, type RemoteParticipant, RoomEvent, TrackKind, dispose } from '@livekit/rtc-node';
 import { existsSync, readFileSync } from 'node:fs';
@@ -18,6 +19,7 @@ import { Control } from '../../bench/room/control.js';
 import { Ear } from '../../bench/room/ear.js';
 import type { TurnSpec } from '../../bench/room/plan.js';
 import { type Caller, runTurn } from '../../bench/room/turn.js';
+import { HISTORY_ATTRIBUTE, decodeHistory } from '../../src/recovery/history.js';
 import { need } from '../../bench/room/caller.js';
 
 export interface FaultCallerPlan {
@@ -52,6 +54,11 @@ async function main(): Promise<void> {
   // to it from then on, and notes when it is first heard.
   let current: RemoteParticipant | undefined = agent;
   const live: Caller = { mic: caller.mic, ear: caller.ear, agentState: () => current?.attributes['lk.agent.state'] };
+  caller.room.on(RoomEvent.ParticipantAttributesChanged, (changed, participant) => {
+    if (participant.kind !== ParticipantKind.AGENT || !(HISTORY_ATTRIBUTE in changed)) return;
+    const history = decodeHistory(changed[HISTORY_ATTRIBUTE]);
+    emit('history', { agent: participant.identity, turns: history.ok ? history.value.length : null, ...(history.ok ? {} : { error: history.error }) });
+  });
   caller.room.on(RoomEvent.TrackSubscribed, (track, _publication, participant) => {
     if (track.kind !== TrackKind.KIND_AUDIO || participant.kind !== ParticipantKind.AGENT || participant.identity === current?.identity) return;
     current = participant;

@@ -104,8 +104,8 @@ async function jobDrill(ctx: Ctx): Promise<FaultRow> {
   const job = agent.replace(/^agent-/, '');
   const jobPid = logLines(ctx.logFile).find((l) => l.msg === 'caller joined' && l.job === job)?.pid;
   const before = liveCount(ctx.pid);
-  // The first turn's last message reaches the agent's attributes (the history a new agent gets).
-  await sleep(1500);
+  // Killed once the first turn is in the agent's saved history (the history a new agent gets).
+  await a.next((e) => e.bench === 'history' && e.agent === agent && Number(e.turns) >= 2, 60_000);
   const killedAt = Date.now();
   if (jobPid) process.kill(jobPid, 'SIGKILL');
   const heard = await a.next((e) => e.bench === 'heard', 60_000);

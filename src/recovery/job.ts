@@ -4,6 +4,7 @@
  * starts from that history and says so to the caller.
  */
 import { voice } from '@livekit/agents';
+import type { AudioFrame } from '@livekit/rtc-node';
 import type { DispatchInfo } from './dispatch-metadata.js';
 import { resumeGreetingFor } from './greeting.js';
 import { HISTORY_ATTRIBUTE, type HistoryTurn, boundHistory, encodeHistory, turnOf } from './history.js';
@@ -49,17 +50,25 @@ export function keepHistory(
   return () => session.off(voice.AgentSessionEventTypes.ConversationItemAdded, onItem);
 }
 
-/** The resumed call's first words: an apology in the caller's language (a turn the history keeps). */
+/** A resumed call's first words, or undefined for a first dispatch. */
+export function resumeGreeting(dispatch: DispatchInfo, configuredLanguage: string | undefined): { language: string; text: string } | undefined {
+  return dispatch.resume ? resumeGreetingFor(dispatch.resume.history, configuredLanguage) : undefined;
+}
+
+/**
+ * Speaks a resumed call's apology (a turn the history keeps), from `audio` when it was synthesized
+ * ahead (src/sip/greeting-audio.ts). False for a first dispatch.
+ */
 export function greetResumedCall(
-  session: { say(text: string, options: { allowInterruptions: boolean; addToChatCtx: boolean }): unknown },
+  session: { say(text: string, options: { allowInterruptions: boolean; addToChatCtx: boolean; audio?: ReadableStream<AudioFrame> }): unknown },
   dispatch: DispatchInfo,
-  configuredLanguage: string | undefined,
+  greeting: { language: string; text: string } | undefined,
   logger: JobLogger,
+  audio?: ReadableStream<AudioFrame>,
 ): boolean {
-  if (!dispatch.resume) return false;
+  if (!dispatch.resume || !greeting) return false;
   if (dispatch.error) logger.warn({ resumeOf: dispatch.resume.resumeOf, error: dispatch.error }, 'resuming the call without its history');
-  const greeting = resumeGreetingFor(dispatch.resume.history, configuredLanguage);
   logger.info({ resumeOf: dispatch.resume.resumeOf, historyTurns: dispatch.resume.history.length, language: greeting.language }, 'resuming a call whose job process died');
-  session.say(greeting.text, { allowInterruptions: true, addToChatCtx: true });
+  session.say(greeting.text, { allowInterruptions: true, addToChatCtx: true, ...(audio ? { audio } : {}) });
   return true;
 }

@@ -59,9 +59,10 @@ describe.skipIf(!available)('a job process killed mid-call', () => {
       const job = deadAgent.replace(/^agent-/, '');
       const jobPid = logLines(worker.logFile).find((l) => l.msg === 'caller joined' && l.job === job)?.pid;
       expect(jobPid, `no "caller joined" line for ${job}`).toBeTypeOf('number');
-      // The first turn's messages reach the agent's attributes as they are committed; a moment
-      // for the last one to arrive at the server.
-      await new Promise((resolve) => setTimeout(resolve, 1500));
+      // Killed once the first turn (the caller's words and the reply) is in the agent's saved
+      // history, as the caller sees its attributes.
+      const saved = await caller.next((e) => e.bench === 'history' && e.agent === deadAgent && Number(e.turns) >= 2, 60_000);
+      expect(saved, JSON.stringify(caller.events)).toBeDefined();
 
       const killedAt = Date.now();
       process.kill(jobPid!, 'SIGKILL');

@@ -2,7 +2,7 @@ import { EventEmitter } from 'node:events';
 import { llm, voice } from '@livekit/agents';
 import { describe, expect, it } from 'vitest';
 import { HISTORY_ATTRIBUTE, HISTORY_MAX_TURNS, decodeHistory } from '../../src/recovery/history.js';
-import { greetResumedCall, keepHistory } from '../../src/recovery/job.js';
+import { greetResumedCall, keepHistory, resumeGreeting } from '../../src/recovery/job.js';
 import { readDispatchMetadata } from '../../src/recovery/dispatch-metadata.js';
 
 const quiet = { info: () => {}, warn: () => {} };
@@ -42,16 +42,19 @@ describe('the history a job keeps on its agent participant', () => {
 });
 
 describe('a resumed call\'s first words', () => {
-  it('an apology in the caller\'s language; nothing for a first dispatch', () => {
-    const said: string[] = [];
-    const session = { say: (text: string) => said.push(text) };
-    expect(greetResumedCall(session, readDispatchMetadata('{"caller":"c"}'), 'en', quiet)).toBe(false);
+  it('an apology in the caller\'s language, from held audio when there is some; nothing for a first dispatch', () => {
+    const said: { text: string; audio?: unknown }[] = [];
+    const session = { say: (text: string, options: { audio?: unknown }) => said.push({ text, audio: options.audio }) };
+    const first = readDispatchMetadata('{"caller":"c"}');
+    expect(resumeGreeting(first, 'en')).toBeUndefined();
+    expect(greetResumedCall(session, first, resumeGreeting(first, 'en'), quiet)).toBe(false);
     const resume = readDispatchMetadata(JSON.stringify({ resumeOf: 'AJ_1', history: [{ role: 'user', text: '안녕하세요' }] }));
-    expect(greetResumedCall(session, resume, 'en', quiet)).toBe(true);
+    const audio = new ReadableStream();
+    expect(greetResumedCall(session, resume, resumeGreeting(resume, 'en'), quiet, audio as never)).toBe(true);
     const broken = readDispatchMetadata(JSON.stringify({ resumeOf: 'AJ_1', history: 'x' }));
     const warnings: string[] = [];
-    expect(greetResumedCall(session, broken, 'en', { info: () => {}, warn: (_f, msg) => warnings.push(msg) })).toBe(true);
-    expect(said).toEqual(['죄송해요, 어디까지 이야기했었죠?', 'Sorry — where were we?']);
+    expect(greetResumedCall(session, broken, resumeGreeting(broken, 'en'), { info: () => {}, warn: (_f, msg) => warnings.push(msg) })).toBe(true);
+    expect(said).toEqual([{ text: '죄송해요, 어디까지 이야기했었죠?', audio }, { text: 'Sorry — where were we?', audio: undefined }]);
     expect(warnings).toEqual(['resuming the call without its history']);
   });
 });
