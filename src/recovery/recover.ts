@@ -57,8 +57,10 @@ export interface RecoveryOutcome {
 }
 
 /**
- * Handles one job process's exit; a normal end (exit code 0) is left alone. Never throws: a failed
- * step is logged and the rest skipped.
+ * Handles one job process's exit; a normal end (exit code 0) is left alone. The error line waits
+ * for one look at the room: a process that died after its agent had left (killed while shutting
+ * down, say) ended no call, and gets a warning instead. Never throws: a failed step is logged and
+ * the rest skipped.
  */
 export async function recoverFromExit(exit: JobProcessExit, api: RecoveryApi, options: { agentName: string; logger: RecoveryLogger }): Promise<RecoveryOutcome | undefined> {
   const { unexpected, how } = classifyExit(exit.code, exit.signal);
@@ -66,27 +68,36 @@ export async function recoverFromExit(exit: JobProcessExit, api: RecoveryApi, op
   const { logger } = options;
   const roomName = exit.info.job.room?.name;
   const fields = { room: roomName ? maskIdentity(roomName) : null, job: exit.info.job.id, jobPid: exit.pid ?? null, code: exit.code, signal: exit.signal };
-  logger.error(fields, `job process died during a call (${how})`);
-  if (!roomName) return { plan: 'none' };
   const deadAgent = exit.info.acceptArguments.identity;
+  const died = () => logger.error(fields, `job process died during a call (${how})`);
+  const failed = (error: unknown): RecoveryOutcome => {
+    logger.warn({ room: fields.room, job: fields.job, error: (error as Error).message }, 'could not resume the call');
+    return { plan: 'failed' };
+  };
+  let plan: RecoveryPlan;
   try {
-    const plan = planRecovery(await api.listParticipants(roomName), deadAgent);
-    if (plan.action === 'none') {
-      logger.info({ room: fields.room, job: fields.job, why: plan.why }, 'no call to resume');
-      return { plan: 'none' };
-    }
-    await api.removeParticipant(roomName, deadAgent);
+    plan = roomName ? planRecovery(await api.listParticipants(roomName), deadAgent) : { action: 'none', why: 'the job had no room' };
+  } catch (error) {
+    died();
+    return failed(error);
+  }
+  if (plan.action === 'none') {
+    logger.warn({ ...fields, why: plan.why }, `job process ended abnormally after its call (${how})`);
+    return { plan: 'none' };
+  }
+  died();
+  try {
+    await api.removeParticipant(roomName!, deadAgent);
     if (plan.action === 'remove') {
       logger.info({ room: fields.room, job: fields.job, why: plan.why }, 'removed the dead agent; no call to resume');
       return { plan: 'remove' };
     }
     if (plan.historyError) logger.warn({ room: fields.room, job: fields.job, error: plan.historyError }, 'the dead agent left no readable history; resuming without it');
     const metadata = encodeResumeMetadata({ id: exit.info.job.id, metadata: exit.info.job.metadata }, plan.history);
-    const dispatch = await api.createDispatch(roomName, options.agentName, { metadata });
+    const dispatch = await api.createDispatch(roomName!, options.agentName, { metadata });
     logger.info({ room: fields.room, job: fields.job, dispatch: dispatch.id, historyTurns: plan.history.length }, 'dispatched a new agent to resume the call');
     return { plan: 'resume', dispatchId: dispatch.id };
   } catch (error) {
-    logger.warn({ room: fields.room, job: fields.job, error: (error as Error).message }, 'could not resume the call');
-    return { plan: 'failed' };
+    return failed(error);
   }
 }

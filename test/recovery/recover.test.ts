@@ -89,6 +89,22 @@ describe('a job process exiting', () => {
     expect(JSON.stringify(lines)).toContain('0123');
   });
 
+  it('a process that died after its agent had left the room ended no call: a warning, nothing else', async () => {
+    const api = fakeApi([caller]);
+    const { lines, logger } = recordingLogger();
+    expect(await recoverFromExit(exitOf(null, 'SIGKILL'), api, { agentName: 'fw', logger })).toEqual({ plan: 'none' });
+    expect(api.calls).toEqual([`list ${ROOM}`]);
+    expect(lines.map((l) => `${l.level} ${l.msg}`)).toEqual(['warn job process ended abnormally after its call (signal SIGKILL)']);
+  });
+
+  it('no caller left: the dead agent is removed, no new agent', async () => {
+    const api = fakeApi([deadAgent]);
+    const { lines, logger } = recordingLogger();
+    expect(await recoverFromExit(exitOf(null, 'SIGKILL'), api, { agentName: 'fw', logger })).toEqual({ plan: 'remove' });
+    expect(api.calls).toEqual([`list ${ROOM}`, 'remove agent-AJ_dead']);
+    expect(lines.map((l) => l.level)).toEqual(['error', 'info']);
+  });
+
   it('a crash (non-zero exit) is a death too', async () => {
     const api = fakeApi([deadAgent, caller]);
     const { lines, logger } = recordingLogger();
