@@ -26,6 +26,7 @@ import { protectBargeIn } from './audio/barge-in-output.js';
 import { attachJobTurnBudget, startWorkerMetrics } from './latency/worker.js';
 import { createCallCap } from './lifecycle/call-cap.js';
 import { runAgentApp, runWorkerSettings } from './lifecycle/index.js';
+import { chatContextOf, greetResumedCall, keepHistory, readDispatchMetadata, resumeGreeting, startJobRecovery } from './recovery/index.js';
 import { createAssistant, createSession } from './session.js';
 import { describeCaller, greetSipCaller, greetingFor } from './sip/index.js';
 import { type HeldGreeting, holdGreeting, isCallRoom } from './sip/greeting-audio.js';
@@ -82,17 +83,22 @@ export async function entry(ctx: JobContext<ProcessData>): Promise<void> {
   const config = loadConfig(process.env, { mode: 'worker' });
   logger.debug({ config: redactedConfig(config) }, 'job starting');
 
+  // A dispatch that resumes a call whose job process died (src/recovery) wraps the first one's metadata.
+  const dispatch = readDispatchMetadata(ctx.job.metadata);
   const startup = new CallStartup(ctx.job.room?.creationTimeMs);
   // The provider is asked again now; unreachable, the call speaks with TTS_FALLBACK (one log line).
   const pendingVoice = voiceForCall(config, ctx.proc.userData.voice, logger, { create: createTTS });
   ctx.proc.userData.voice = undefined;
   // A room the dispatch rule made is a phone call: the greeting goes to the warm TTS socket now,
   // while the room is joined and the session started, so its audio is on hand at pick-up.
+  // A resumed call's apology is held the same way, whatever the room.
+  const apology = resumeGreeting(dispatch, config.sip.call.language);
+  const firstWords = apology?.text ?? (isCallRoom(ctx.job.room?.name, config.sip.setup.roomPrefix) ? greetingFor(config.sip.call.language, config.sip.call.greeting) : undefined);
   let held: HeldGreeting | undefined;
-  if (isCallRoom(ctx.job.room?.name, config.sip.setup.roomPrefix)) {
+  if (firstWords !== undefined) {
     void pendingVoice.then(({ voice }) => {
       startup.mark('greetingAsked');
-      held = holdGreeting(voice.tts, greetingFor(config.sip.call.language, config.sip.call.greeting));
+      held = holdGreeting(voice.tts, firstWords);
     }, () => {});
   }
   ctx.addShutdownCallback(async () => held?.cancel());
@@ -104,7 +110,7 @@ export async function entry(ctx: JobContext<ProcessData>): Promise<void> {
     // SIP callers (identity and number masked in logs) get telephony audio and an instant greeting.
     // The page server's dispatch names its caller: the agent waits for that identity and listens to
     // no one else (SIP and token-less dispatches name nobody: the first participant).
-    callerParticipant = await ctx.waitForParticipant(dispatchedCaller(ctx.job.metadata));
+    callerParticipant = await ctx.waitForParticipant(dispatchedCaller(dispatch.original));
     startup.mark('participant');
   } catch (error) {
     // A caller who hangs up while the job is still starting (a phone rings on until the agent's
@@ -140,7 +146,7 @@ export async function entry(ctx: JobContext<ProcessData>): Promise<void> {
       turn,
     },
   );
-  const agent = createAssistant();
+  const agent = createAssistant(dispatch.resume ? chatContextOf(dispatch.resume.history) : undefined);
   // One log line per turn (and METRICS_PORT pushes); the ack joins once its audio is ready, never
   // holding up the call's start.
   const turnBudget = attachJobTurnBudget(session, { agent, tts: voice.tts, config, logger, room: { room: ctx.room, callerIdentity: callerParticipant.identity } });
@@ -187,9 +193,13 @@ export async function entry(ctx: JobContext<ProcessData>): Promise<void> {
       (error: Error) => logger.warn({ error: error.message }, 'acknowledgements unavailable'),
     );
   }
-  const heldForCaller = held && caller.channel === 'sip' && held.text === caller.greeting ? held : undefined;
+  const heldForCaller = held && held.text === (apology ? apology.text : caller.channel === 'sip' ? caller.greeting : undefined) ? held : undefined;
   if (!heldForCaller) held?.cancel();
-  if (greetSipCaller(session, caller, heldForCaller?.audio)) {
+  const stopHistory = keepHistory(session, ctx.room.localParticipant, dispatch.resume?.history ?? [], logger);
+  ctx.addShutdownCallback(async () => stopHistory());
+  // A resumed call gets an apology in the caller's language instead of a welcome.
+  const resumed = greetResumedCall(session, dispatch, apology, logger, heldForCaller?.audio);
+  if (!resumed && greetSipCaller(session, caller, heldForCaller?.audio)) {
     startup.whenSpeaking(session, heldForCaller, (fields) => logger.info(fields, 'call start-up'));
   }
   if (caller.channel === 'sip') {
@@ -240,6 +250,8 @@ export function runWorkerCli(argv: string[] = process.argv): void {
     process.stderr.write(`${error.message}\n`);
     process.exit(1);
   }
+  // A job process that dies during a call: its agent is taken out and a new one resumes the call.
+  startJobRecovery(config);
   const metricsPort = config.metrics.port;
   if (metricsPort !== undefined) {
     // A metrics port that cannot be had is a configuration error like any other: say so and stop.

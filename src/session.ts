@@ -58,10 +58,11 @@ export const ASSISTANT_INSTRUCTIONS = [
 /**
  * The agent every session runs: instructions only, so that the components stay swappable. A
  * HeardTextAgent keeps only what the caller heard of an interrupted reply in the history, and
- * lets the next reply start without waiting out the interrupted one (see src/heard).
+ * lets the next reply start without waiting out the interrupted one (see src/heard). A resumed
+ * call's agent starts from the history it was given (src/recovery).
  */
-export function createAssistant(): voice.Agent {
-  return new HeardTextAgent({ instructions: ASSISTANT_INSTRUCTIONS });
+export function createAssistant(chatCtx?: llm.ChatContext): voice.Agent {
+  return new HeardTextAgent({ instructions: ASSISTANT_INSTRUCTIONS, ...(chatCtx ? { chatCtx } : {}) });
 }
 
 /**

@@ -5,17 +5,21 @@
  *
  * Joins `room` (dispatching `agentName`), waits until the agent listens, optionally takes a spoken
  * turn, then stays until `stopFile` exists, noting what the connection and the agent do meanwhile
- * (reconnecting, the agent leaving); then optionally takes another turn (does the agent still
- * answer?) and leaves. One JSON line per event with a `bench` key: `listening`, `turn`, `event`,
- * `done`; `error` when it cannot go on.
+ * (reconnecting, the agent leaving, another agent taking over), then optionally takes another turn
+ * (does an agent still answer?) and leaves. One JSON line per event with a `bench` key:
+ * `listening`, `turn`, `event`, `heard` (a replacement agent's first sound), `history` (how many
+ * turns an agent's saved history holds, src/recovery/history.ts), `done`; `error` when it cannot
+ * go on.
  */
-import { ParticipantKind, RoomEvent, dispose } from '@livekit/rtc-node';
+import { ParticipantKind, type RemoteParticipant, RoomEvent, TrackKind, dispose } from '@livekit/rtc-node';
 import { existsSync, readFileSync } from 'node:fs';
 import { decodeWav } from '../../src/local-voice/wav.js';
 import { joinCaller } from '../../bench/room/caller.js';
 import { Control } from '../../bench/room/control.js';
+import { Ear } from '../../bench/room/ear.js';
 import type { TurnSpec } from '../../bench/room/plan.js';
-import { runTurn } from '../../bench/room/turn.js';
+import { type Caller, runTurn } from '../../bench/room/turn.js';
+import { HISTORY_ATTRIBUTE, decodeHistory } from '../../src/recovery/history.js';
 import { need } from '../../bench/room/caller.js';
 
 export interface FaultCallerPlan {
@@ -33,6 +37,8 @@ export interface FaultCallerPlan {
 
 const emit = (kind: string, body: Record<string, unknown> = {}) => process.stdout.write(`${JSON.stringify({ bench: kind, at: Date.now(), ...body })}\n`);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** The level runTurn takes for the agent's sound (its `threshold`). */
+const LOUD = 300;
 
 async function main(): Promise<void> {
   const plan = JSON.parse(readFileSync(process.argv[2]!, 'utf8')) as FaultCallerPlan;
@@ -44,6 +50,26 @@ async function main(): Promise<void> {
   const caller = await joinCaller(plan.room, plan.room, plan.agentName, started + plan.joinDeadlineMs);
   const agent = [...caller.room.remoteParticipants.values()].find((p) => p.kind === ParticipantKind.AGENT);
   emit('listening', { afterMs: caller.listeningAt - started, agent: agent?.identity ?? null });
+  // A replacement agent (a job process died; the worker dispatched another): the caller listens
+  // to it from then on, and notes when it is first heard.
+  let current: RemoteParticipant | undefined = agent;
+  const live: Caller = { mic: caller.mic, ear: caller.ear, agentState: () => current?.attributes['lk.agent.state'] };
+  caller.room.on(RoomEvent.ParticipantAttributesChanged, (changed, participant) => {
+    if (participant.kind !== ParticipantKind.AGENT || !(HISTORY_ATTRIBUTE in changed)) return;
+    const history = decodeHistory(changed[HISTORY_ATTRIBUTE]);
+    emit('history', { agent: participant.identity, turns: history.ok ? history.value.length : null, ...(history.ok ? {} : { error: history.error }) });
+  });
+  caller.room.on(RoomEvent.TrackSubscribed, (track, _publication, participant) => {
+    if (track.kind !== TrackKind.KIND_AUDIO || participant.kind !== ParticipantKind.AGENT || participant.identity === current?.identity) return;
+    current = participant;
+    live.ear.close();
+    const ear = new Ear(track);
+    live.ear = ear;
+    emit('event', { what: `agent audio from ${participant.identity}`, agent: true });
+    void ear.until(() => ear.firstLoud(0, LOUD), Date.now() + 60_000).then((frame) => {
+      if (frame) emit('heard', { agent: participant.identity, at: ear.arrivalOf(frame) });
+    });
+  });
   caller.room.on(RoomEvent.ConnectionStateChanged, (state) => emit('event', { what: `connection state ${state}` }));
   caller.room.on(RoomEvent.Reconnecting, () => emit('event', { what: 'reconnecting' }));
   caller.room.on(RoomEvent.Reconnected, () => emit('event', { what: 'reconnected' }));
@@ -54,7 +80,7 @@ async function main(): Promise<void> {
   const turn = async (label: string) => {
     const spec: TurnSpec = { id: turnId++, strategy: 'firstword', kind: 'turn', scenario: label, language: 'en', clip: 'speech', transcript: plan.transcript, msPerChar: 60, pauseBeforeMs: 200 };
     try {
-      const r = await runTurn(spec, caller, control, clips, 300);
+      const r = await runTurn(spec, live, control, clips, LOUD);
       emit('turn', { label, ok: r.ok, firstSoundMs: r.callerWaitMs ?? null, gaps: r.gaps ?? null, error: r.error ?? null });
     } catch (error) {
       emit('turn', { label, ok: false, error: String(error) });
@@ -65,8 +91,10 @@ async function main(): Promise<void> {
     for (const deadline = Date.now() + plan.holdMaxMs; !existsSync(plan.stopFile) && Date.now() < deadline; ) await sleep(200);
   }
   const agentStill = [...caller.room.remoteParticipants.values()].some((p) => p.kind === ParticipantKind.AGENT);
-  emit('event', { what: `agent in the room at the end: ${agentStill}`, agentStill });
+  const agents = [...caller.room.remoteParticipants.values()].filter((p) => p.kind === ParticipantKind.AGENT).map((p) => p.identity);
+  emit('event', { what: `agent in the room at the end: ${agentStill}`, agentStill, agents });
   if (plan.turnAtEnd) await turn('after');
+  live.ear.close();
   await caller.leave();
   emit('done', { leftAt: Date.now() });
 }

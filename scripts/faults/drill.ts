@@ -2,7 +2,7 @@
  * What the fault drills share: callers in the namespace (scripts/faults/caller.ts) as handles the
  * drill can wait on and stop, and the worker's log and process group read around a fault.
  */
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type DriverEvent, runDriver } from '../../bench/room/stack-run.js';
 import { processGroup } from '../../test/e2e/process-group.js';
@@ -22,6 +22,8 @@ export interface CallerHandle {
 export function startCaller(state: StackState, work: string, name: string, plan: Omit<FaultCallerPlan, 'stopFile'>, note: (line: string) => void): CallerHandle {
   const stopFile = join(work, `${name}.stop`);
   const planFile = join(work, `${name}.json`);
+  // A stop file left by an earlier run would end this caller's hold at once.
+  rmSync(stopFile, { force: true });
   writeFileSync(planFile, JSON.stringify({ ...plan, stopFile }));
   const events: DriverEvent[] = [];
   const waiters = new Set<() => void>();

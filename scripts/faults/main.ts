@@ -93,7 +93,10 @@ async function restartDrill(ctx: Ctx, which: 'livekit-server' | 'redis'): Promis
   };
 }
 
-/** One job process SIGKILLed mid-call while another call goes on. */
+/**
+ * One job process SIGKILLed mid-call while another call goes on: the worker takes the dead agent
+ * out and dispatches a new one, which apologises and answers the killed call's next turn.
+ */
 async function jobDrill(ctx: Ctx): Promise<FaultRow> {
   const a = startCaller(ctx.state, ctx.work, 'job-a', ctx.plan(`job-a-${Date.now().toString(36)}`, { turnFirst: true, turnAtEnd: true }), note);
   const b = startCaller(ctx.state, ctx.work, 'job-b', ctx.plan(`job-b-${Date.now().toString(36)}`, { turnFirst: true, turnAtEnd: true }), note);
@@ -102,15 +105,19 @@ async function jobDrill(ctx: Ctx): Promise<FaultRow> {
   const job = agent.replace(/^agent-/, '');
   const jobPid = logLines(ctx.logFile).find((l) => l.msg === 'caller joined' && l.job === job)?.pid;
   const before = liveCount(ctx.pid);
+  // Killed once the first turn is in the agent's saved history (the history a new agent gets).
+  await a.next((e) => e.bench === 'history' && e.agent === agent && Number(e.turns) >= 2, 60_000);
   const killedAt = Date.now();
   if (jobPid) process.kill(jobPid, 'SIGKILL');
-  await a.next((e) => e.bench === 'event' && e.agent === true && String(e.what).startsWith('participant left'), 30_000);
-  await sleep(3000);
+  const heard = await a.next((e) => e.bench === 'heard', 60_000);
   a.stop();
   b.stop();
   await Promise.all([a.exited, b.exited]);
   const jobGone = jobPid !== undefined && !running(jobPid);
   const workerAlive = liveCount(ctx.pid) > 0;
+  const left = a.events.find((e) => e.bench === 'event' && e.what === `participant left: ${agent}`);
+  const errorLines = logLines(ctx.logFile).filter((l) => l.time >= killedAt && l.level >= 50);
+  const resumed = logLines(ctx.logFile).find((l) => l.time >= killedAt && l.msg === 'resuming a call whose job process died');
   return {
     fault: 'one job process killed mid-call (SIGKILL), a second call live',
     heard: [
@@ -118,9 +125,19 @@ async function jobDrill(ctx: Ctx): Promise<FaultRow> {
       `call B (same worker): its next turn: ${turnText(turnOf(b, 'after'))}`,
     ],
     logs: warningsSince(ctx.logFile, killedAt, Date.now()),
-    figures: { jobPid: jobPid ?? null, jobFound: jobPid !== undefined, workerProcessesBefore: before, workerAlive, jobProcessGone: jobGone },
+    figures: {
+      jobPid: jobPid ?? null,
+      jobFound: jobPid !== undefined,
+      workerProcessesBefore: before,
+      workerAlive,
+      jobProcessGone: jobGone,
+      errorLines: errorLines.length,
+      deadAgentGoneAfterKillMs: left ? Number(left.at) - killedAt : null,
+      agentHeardAgainAfterKillMs: heard ? Number(heard.at) - killedAt : null,
+      historyTurnsResumed: resumed ? Number(resumed.historyTurns) : null,
+    },
     leftover: await leftover(ctx),
-    ok: jobPid !== undefined && Boolean(turnOf(b, 'after')?.ok) && workerAlive,
+    ok: jobPid !== undefined && Boolean(turnOf(b, 'after')?.ok) && workerAlive && errorLines.length === 1 && heard !== undefined && Boolean(turnOf(a, 'after')?.ok),
   };
 }
 
