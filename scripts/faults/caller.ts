@@ -5,11 +5,14 @@
  *
  * Joins `room` (dispatching `agentName`), waits until the agent listens, optionally takes a spoken
  * turn, then stays until `stopFile` exists, noting what the connection and the agent do meanwhile
- * (reconnecting, the agent leaving); then optionally takes another turn (does the agent still
- * answer?) and leaves. One JSON line per event with a `bench` key: `listening`, `turn`, `event`,
- * `done`; `error` when it cannot go on.
+ * (reconnecting, the agent leaving); then optionally asks the server which agents are in the room
+ * (`agents`: after a restart, until the call's first agent is the only one, bounded) and takes
+ * another turn (does the agent still answer, with the conversation so far?) and leaves. One JSON
+ * line per event with a `bench` key: `listening`, `turn` (with the model's reply), `event`,
+ * `agents`, `done`; `error` when it cannot go on.
  */
 import { ParticipantKind, RoomEvent, dispose } from '@livekit/rtc-node';
+import { RoomServiceClient } from 'livekit-server-sdk';
 import { existsSync, readFileSync } from 'node:fs';
 import { decodeWav } from '../../src/local-voice/wav.js';
 import { joinCaller } from '../../bench/room/caller.js';
@@ -29,6 +32,11 @@ export interface FaultCallerPlan {
   /** Stay until this file exists (bounded by `holdMaxMs`). */
   stopFile?: string;
   holdMaxMs: number;
+  /**
+   * Before the last turn, wait (at most this long) until the agent the call started with is the
+   * only agent the server lists in the room, and report the agents listed.
+   */
+  agentsSettleMs?: number;
 }
 
 const emit = (kind: string, body: Record<string, unknown> = {}) => process.stdout.write(`${JSON.stringify({ bench: kind, at: Date.now(), ...body })}\n`);
@@ -44,6 +52,10 @@ async function main(): Promise<void> {
   const caller = await joinCaller(plan.room, plan.room, plan.agentName, started + plan.joinDeadlineMs);
   const agent = [...caller.room.remoteParticipants.values()].find((p) => p.kind === ParticipantKind.AGENT);
   emit('listening', { afterMs: caller.listeningAt - started, agent: agent?.identity ?? null });
+  // The most agents this caller saw in the room at once.
+  const agentsHere = () => [...caller.room.remoteParticipants.values()].filter((p) => p.kind === ParticipantKind.AGENT).length;
+  let mostAgents = agentsHere();
+  caller.room.on(RoomEvent.ParticipantConnected, () => (mostAgents = Math.max(mostAgents, agentsHere())));
   caller.room.on(RoomEvent.ConnectionStateChanged, (state) => emit('event', { what: `connection state ${state}` }));
   caller.room.on(RoomEvent.Reconnecting, () => emit('event', { what: 'reconnecting' }));
   caller.room.on(RoomEvent.Reconnected, () => emit('event', { what: 'reconnected' }));
@@ -55,7 +67,8 @@ async function main(): Promise<void> {
     const spec: TurnSpec = { id: turnId++, strategy: 'firstword', kind: 'turn', scenario: label, language: 'en', clip: 'speech', transcript: plan.transcript, msPerChar: 60, pauseBeforeMs: 200 };
     try {
       const r = await runTurn(spec, caller, control, clips, 300);
-      emit('turn', { label, ok: r.ok, firstSoundMs: r.callerWaitMs ?? null, gaps: r.gaps ?? null, error: r.error ?? null });
+      const reply = (await control.openaiStats()).chatReplies.at(-1) ?? null;
+      emit('turn', { label, ok: r.ok, firstSoundMs: r.callerWaitMs ?? null, gaps: r.gaps ?? null, error: r.error ?? null, reply });
     } catch (error) {
       emit('turn', { label, ok: false, error: String(error) });
     }
@@ -66,9 +79,35 @@ async function main(): Promise<void> {
   }
   const agentStill = [...caller.room.remoteParticipants.values()].some((p) => p.kind === ParticipantKind.AGENT);
   emit('event', { what: `agent in the room at the end: ${agentStill}`, agentStill });
+  if (plan.agentsSettleMs !== undefined) {
+    const listed = await agentsSettled(plan.room, agent?.identity ?? '', plan.agentsSettleMs);
+    emit('agents', { ...listed, first: agent?.identity ?? null, mostSeenAtOnce: mostAgents });
+  }
   if (plan.turnAtEnd) await turn('after');
   await caller.leave();
   emit('done', { leftAt: Date.now() });
+}
+
+/**
+ * The agents the server lists in `room`, polled until `first` is the only one or `ms` passed:
+ * the last list, the most listed at once, and how long it took.
+ */
+async function agentsSettled(room: string, first: string, ms: number): Promise<{ agents: string[]; mostListed: number; settledMs: number | null }> {
+  const api = new RoomServiceClient(need('LIVEKIT_URL').replace(/^ws/, 'http'), need('LIVEKIT_API_KEY'), need('LIVEKIT_API_SECRET'));
+  const t0 = Date.now();
+  let agents: string[] = [];
+  let mostListed = 0;
+  for (const deadline = t0 + ms; ; await sleep(500)) {
+    try {
+      // rtc-node's ParticipantKind is the protocol's ParticipantInfo.Kind (AGENT = 4).
+      agents = (await api.listParticipants(room)).filter((p) => Number(p.kind) === Number(ParticipantKind.AGENT)).map((p) => p.identity);
+    } catch {
+      agents = []; // the server not back yet
+    }
+    mostListed = Math.max(mostListed, agents.length);
+    if (agents.length === 1 && agents[0] === first) return { agents, mostListed, settledMs: Date.now() - t0 };
+    if (Date.now() >= deadline) return { agents, mostListed, settledMs: null };
+  }
 }
 
 const hardStop = setTimeout(() => {

@@ -18,6 +18,8 @@ import { type CallerHandle, liveCount, logLines, settle, startCaller, warningsSi
 
 const USER = 'What time does the pharmacy open tomorrow?';
 const REPLY = 'The pharmacy opens at nine. It closes at six.';
+/** The reply when the model was sent the conversation so far (the first reply in it). */
+const REPLY_WITH_HISTORY = 'As I said, the pharmacy opens at nine.';
 const AGENT = 'firstword-faults';
 const FAULTS = ['livekit', 'redis', 'job', 'tts', 'restart'] as const;
 type Fault = (typeof FAULTS)[number];
@@ -45,7 +47,11 @@ interface Ctx {
 }
 
 const turnText = (e: DriverEvent | undefined) =>
-  !e ? 'no turn' : e.ok ? `reply heard, first sound ${Math.round(Number(e.firstSoundMs))} ms` : `no reply (${String(e.error).slice(0, 80)})`;
+  !e
+    ? 'no turn'
+    : e.ok
+      ? `reply heard, first sound ${Math.round(Number(e.firstSoundMs))} ms${e.reply === REPLY_WITH_HISTORY ? ' (the model had the conversation so far)' : ''}`
+      : `no reply (${String(e.error).slice(0, 80)})`;
 const turnOf = (c: CallerHandle, label: string) => c.events.find((e) => e.bench === 'turn' && e.label === label);
 const eventsOf = (c: CallerHandle, since: number) =>
   c.events.filter((e) => e.bench === 'event' && Number(e.at) >= since && !String(e.what).startsWith('agent in the room')).map((e) => `${String(e.what)} at +${Number(e.at) - since} ms`);
@@ -57,7 +63,8 @@ async function leftover(ctx: Ctx): Promise<string> {
 
 /** A server component restarted while a call is live; then a new call. */
 async function restartDrill(ctx: Ctx, which: 'livekit-server' | 'redis'): Promise<FaultRow> {
-  const a = startCaller(ctx.state, ctx.work, `${which}-a`, ctx.plan(`${which}-a-${Date.now().toString(36)}`, { turnFirst: true, turnAtEnd: true }), note);
+  // Before its last turn, call A waits (bounded) until its first agent is the only one in the room.
+  const a = startCaller(ctx.state, ctx.work, `${which}-a`, ctx.plan(`${which}-a-${Date.now().toString(36)}`, { turnFirst: true, turnAtEnd: true, agentsSettleMs: 30_000 }), note);
   const first = await a.next((e) => e.bench === 'turn' || e.bench === 'error', 150_000);
   const registeredBefore = logLines(ctx.logFile).filter((l) => l.msg === 'registered worker').length;
   const { goneAt, readyAt } = await restartComponent(ctx.state, which);
@@ -68,6 +75,7 @@ async function restartDrill(ctx: Ctx, which: 'livekit-server' | 'redis'): Promis
   }
   a.stop();
   await a.exited;
+  const agents = a.events.find((e) => e.bench === 'agents');
   const b = startCaller(ctx.state, ctx.work, `${which}-b`, ctx.plan(`${which}-b-${Date.now().toString(36)}`, { turnFirst: true, joinDeadlineMs: 120_000 }), note);
   b.stop();
   const bTurn = await b.next((e) => e.bench === 'turn' || e.bench === 'error', 200_000);
@@ -78,7 +86,7 @@ async function restartDrill(ctx: Ctx, which: 'livekit-server' | 'redis'): Promis
     fault: `${which} restarted during a call (SIGKILL, then started again)`,
     heard: [
       `call A before: ${turnText(first)}`,
-      `call A during/after: ${eventsOf(a, goneAt).join('; ') || 'no connection events'}; its next turn: ${turnText(turnOf(a, 'after'))}`,
+      `call A during/after: ${eventsOf(a, goneAt).join('; ') || 'no connection events'}; ${agentsText(agents)}; its next turn: ${turnText(turnOf(a, 'after'))}`,
       `next call B: ${bListening ? `agent listening ${String(bListening.afterMs)} ms after joining (${((Number(bListening.at) - goneAt) / 1000).toFixed(1)} s after the kill)` : 'no agent'}; ${turnText(bTurn)}`,
     ],
     logs,
@@ -86,10 +94,21 @@ async function restartDrill(ctx: Ctx, which: 'livekit-server' | 'redis'): Promis
       downMs: readyAt - goneAt,
       workerReRegisteredAfterRestartMs: reRegisteredAt === undefined ? null : reRegisteredAt - readyAt,
       nextCallListeningAfterKillMs: bListening ? Number(bListening.at) - goneAt : null,
+      agentsInRoomAfter: agents ? (agents.agents as string[]).length : null,
+      mostAgentsListed: agents ? Number(agents.mostListed) : null,
+      firstAgentStayed: agents ? agents.settledMs !== null : null,
     },
     leftover: await leftover(ctx),
-    ok: Boolean(bTurn?.ok),
+    ok: Boolean(bTurn?.ok) && (which !== 'livekit-server' || (agents?.settledMs !== null && agents?.settledMs !== undefined && Boolean(turnOf(a, 'after')?.ok))),
   };
+}
+
+/** What the server listed in call A's room after the restart (scripts/faults/caller.ts `agents`). */
+function agentsText(e: DriverEvent | undefined): string {
+  if (!e) return 'agents in the room: not asked';
+  const agents = e.agents as string[];
+  const stayed = e.settledMs !== null ? `the call's first agent stayed, alone ${String(e.settledMs)} ms after the caller asked` : `not settled in 30 s (first agent: ${String(e.first)})`;
+  return `agents in the room afterwards: ${agents.length} [${agents.join(', ')}], at most ${String(e.mostListed)} listed and ${String(e.mostSeenAtOnce)} seen at once; ${stayed}`;
 }
 
 /** One job process SIGKILLed mid-call while another call goes on. */
@@ -196,7 +215,7 @@ async function main(): Promise<number> {
   mkdirSync(work, { recursive: true });
   const clip = (await prepareClips([{ key: 'speech', text: USER, language: 'en' }], join(work, 'speech'))).get('speech')!;
   const scriptFile = join(work, 'openai-script.json');
-  writeFileSync(scriptFile, `${JSON.stringify({ script: [{ match: 'pharmacy', reply: REPLY }] })}\n`);
+  writeFileSync(scriptFile, `${JSON.stringify({ script: [{ match: 'pharmacy', earlier: 'opens at nine', reply: REPLY_WITH_HISTORY }, { match: 'pharmacy', reply: REPLY }] })}\n`);
   const state = await up({
     owner: 'harness',
     tts: 'cartesia',
