@@ -50,8 +50,10 @@ const turnText = (e: DriverEvent | undefined) =>
   !e
     ? 'no turn'
     : e.ok
-      ? `reply heard, first sound ${Math.round(Number(e.firstSoundMs))} ms${e.reply === REPLY_WITH_HISTORY ? ' (the model had the conversation so far)' : ''}`
+      ? `reply heard, first sound ${Math.round(Number(e.firstSoundMs))} ms; ${repliesText(e.replies as string[] | undefined)}`
       : `no reply (${String(e.error).slice(0, 80)})`;
+const repliesText = (replies: string[] = []) =>
+  `${replies.length} ${replies.length === 1 ? 'reply' : 'replies'} from the model${replies.length > 0 && replies.every((r) => r === REPLY_WITH_HISTORY) ? ', with the conversation so far' : replies.some((r) => r === REPLY_WITH_HISTORY) ? ', one with the conversation so far' : ''}`;
 const turnOf = (c: CallerHandle, label: string) => c.events.find((e) => e.bench === 'turn' && e.label === label);
 const eventsOf = (c: CallerHandle, since: number) =>
   c.events.filter((e) => e.bench === 'event' && Number(e.at) >= since && !String(e.what).startsWith('agent in the room')).map((e) => `${String(e.what)} at +${Number(e.at) - since} ms`);
@@ -63,8 +65,8 @@ async function leftover(ctx: Ctx): Promise<string> {
 
 /** A server component restarted while a call is live; then a new call. */
 async function restartDrill(ctx: Ctx, which: 'livekit-server' | 'redis'): Promise<FaultRow> {
-  // Before its last turn, call A waits (bounded) until its first agent is the only one in the room.
-  const a = startCaller(ctx.state, ctx.work, `${which}-a`, ctx.plan(`${which}-a-${Date.now().toString(36)}`, { turnFirst: true, turnAtEnd: true, agentsSettleMs: 30_000 }), note);
+  // Before its last turn, call A watches which agents the server lists in its room.
+  const a = startCaller(ctx.state, ctx.work, `${which}-a`, ctx.plan(`${which}-a-${Date.now().toString(36)}`, { turnFirst: true, turnAtEnd: true, agentsWatchMs: 15_000 }), note);
   const first = await a.next((e) => e.bench === 'turn' || e.bench === 'error', 150_000);
   const registeredBefore = logLines(ctx.logFile).filter((l) => l.msg === 'registered worker').length;
   const { goneAt, readyAt } = await restartComponent(ctx.state, which);
@@ -96,10 +98,12 @@ async function restartDrill(ctx: Ctx, which: 'livekit-server' | 'redis'): Promis
       nextCallListeningAfterKillMs: bListening ? Number(bListening.at) - goneAt : null,
       agentsInRoomAfter: agents ? (agents.agents as string[]).length : null,
       mostAgentsListed: agents ? Number(agents.mostListed) : null,
-      firstAgentStayed: agents ? agents.settledMs !== null : null,
+      firstAgentStayed: agents ? (agents.agents as string[]).join() === agents.first : null,
+      repliesToNextTurn: (turnOf(a, 'after')?.replies as string[] | undefined)?.length ?? null,
     },
     leftover: await leftover(ctx),
-    ok: Boolean(bTurn?.ok) && (which !== 'livekit-server' || (agents?.settledMs !== null && agents?.settledMs !== undefined && Boolean(turnOf(a, 'after')?.ok))),
+    // After a server restart: the call's own agent alone in the room, answering its next turn.
+    ok: Boolean(bTurn?.ok) && (which !== 'livekit-server' || ((agents?.agents as string[] | undefined)?.join() === agents?.first && Boolean(turnOf(a, 'after')?.ok))),
   };
 }
 
@@ -107,8 +111,8 @@ async function restartDrill(ctx: Ctx, which: 'livekit-server' | 'redis'): Promis
 function agentsText(e: DriverEvent | undefined): string {
   if (!e) return 'agents in the room: not asked';
   const agents = e.agents as string[];
-  const stayed = e.settledMs !== null ? `the call's first agent stayed, alone ${String(e.settledMs)} ms after the caller asked` : `not settled in 30 s (first agent: ${String(e.first)})`;
-  return `agents in the room afterwards: ${agents.length} [${agents.join(', ')}], at most ${String(e.mostListed)} listed and ${String(e.mostSeenAtOnce)} seen at once; ${stayed}`;
+  const stayed = agents.join() === e.first ? "the call's first agent" : `the call's first agent was ${String(e.first)}`;
+  return `agents in the room afterwards: ${agents.length} [${agents.join(', ')}] (${stayed}), at most ${String(e.mostListed)} listed and ${String(e.mostSeenAtOnce)} seen at once`;
 }
 
 /** One job process SIGKILLed mid-call while another call goes on. */
