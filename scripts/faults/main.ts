@@ -14,12 +14,10 @@ import { isAlive, running } from '../stack/processes.js';
 import { down, restartComponent, startExtraWorker, up } from '../stack/stack.js';
 import type { StackState } from '../stack/state.js';
 import type { FaultCallerPlan } from './caller.js';
-import { type CallerHandle, liveCount, logLines, settle, startCaller, warningsSince } from './drill.js';
+import { CONVERSATION, type CallerHandle, liveCount, logLines, settle, startCaller, warningsSince } from './drill.js';
 
-const USER = 'What time does the pharmacy open tomorrow?';
-const REPLY = 'The pharmacy opens at nine. It closes at six.';
-/** The reply when the model was sent the conversation so far (the first reply in it). */
-const REPLY_WITH_HISTORY = 'As I said, the pharmacy opens at nine.';
+const USER = CONVERSATION.user;
+const REPLY_WITH_HISTORY = CONVERSATION.replyWithHistory;
 const AGENT = 'firstword-faults';
 const FAULTS = ['livekit', 'redis', 'job', 'tts', 'restart'] as const;
 type Fault = (typeof FAULTS)[number];
@@ -219,7 +217,7 @@ async function main(): Promise<number> {
   mkdirSync(work, { recursive: true });
   const clip = (await prepareClips([{ key: 'speech', text: USER, language: 'en' }], join(work, 'speech'))).get('speech')!;
   const scriptFile = join(work, 'openai-script.json');
-  writeFileSync(scriptFile, `${JSON.stringify({ script: [{ match: 'pharmacy', earlier: 'opens at nine', reply: REPLY_WITH_HISTORY }, { match: 'pharmacy', reply: REPLY }] })}\n`);
+  writeFileSync(scriptFile, CONVERSATION.script());
   const state = await up({
     owner: 'harness',
     tts: 'cartesia',
