@@ -58,6 +58,19 @@ export async function joinCaller(label: string, roomName: string, agentName: str
       ear?.follow(t);
       resolve(t);
     });
+    // The agent listened to left (a second agent leaving the call to the first): back to an
+    // agent still in the room.
+    room.on(RoomEvent.ParticipantDisconnected, (participant) => {
+      if (participant.identity !== agent?.identity) return;
+      for (const other of room.remoteParticipants.values()) {
+        if (other.kind !== ParticipantKind.AGENT) continue;
+        const audio = [...other.trackPublications.values()].find((p) => p.kind === TrackKind.KIND_AUDIO && p.track)?.track;
+        if (!audio) continue;
+        agent = other;
+        ear?.follow(audio);
+        return;
+      }
+    });
   });
   await room.connect(need('LIVEKIT_URL'), await token(roomName, agentName, identity), { autoSubscribe: true, dynacast: false });
   // Queue of one frame ahead at most: the Mic paces itself (see mic.ts).
