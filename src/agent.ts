@@ -27,6 +27,7 @@ import { attachJobTurnBudget, startWorkerMetrics } from './latency/worker.js';
 import { createCallCap } from './lifecycle/call-cap.js';
 import { runAgentApp, runWorkerSettings } from './lifecycle/index.js';
 import { chatContextOf, greetResumedCall, keepHistory, readDispatchMetadata, resumeGreeting, startJobRecovery } from './recovery/index.js';
+import { keepOneAgentPerCall, oneAgentRequests } from './rooms/index.js';
 import { createAssistant, createSession } from './session.js';
 import { describeCaller, greetSipCaller, greetingFor } from './sip/index.js';
 import { type HeldGreeting, holdGreeting, isCallRoom } from './sip/greeting-audio.js';
@@ -107,6 +108,7 @@ export async function entry(ctx: JobContext<ProcessData>): Promise<void> {
   try {
     await ctx.connect();
     startup.mark('connected');
+    keepOneAgentPerCall(ctx, logger);
     // SIP callers (identity and number masked in logs) get telephony audio and an instant greeting.
     // The page server's dispatch names its caller: the agent waits for that identity and listens to
     // no one else (SIP and token-less dispatches name nobody: the first participant).
@@ -267,12 +269,15 @@ export function runWorkerCli(argv: string[] = process.argv): void {
     maxCalls === undefined
       ? undefined
       : createCallCap({ maxCalls, onRefuse: (fields) => log().info(fields, 'at AGENT_MAX_CALLS: refusing a new call') });
+  // One request handler: a second agent for a room this worker serves is declined, then the cap.
+  const requests = oneAgentRequests(cap?.requestFunc, log);
   const serverOptions = new ServerOptions({
     agent: fileURLToPath(import.meta.url),
     agentName: config.agentName,
     ...(httpPort !== undefined ? { port: httpPort } : {}),
     initializeProcessTimeout: processStartTimeoutMs,
-    ...(cap ? { loadFunc: cap.loadFunc, requestFunc: cap.requestFunc, loadThreshold: 1 } : {}),
+    requestFunc: requests.requestFunc,
+    ...(cap ? { loadFunc: cap.loadFunc, loadThreshold: 1 } : {}),
   });
   // One connection budget for every job process, started before the framework forks any: they
   // inherit its path through the environment. `start` gets the graceful runner (PM2 ready signal,
@@ -281,7 +286,7 @@ export function runWorkerCli(argv: string[] = process.argv): void {
     (service) => {
       shareLeaseSocket(service.path);
       process.once('exit', () => service.removeSync());
-      runAgentApp(serverOptions, argv, runWorkerSettings(config));
+      runAgentApp(serverOptions, argv, { ...runWorkerSettings(config), createServer: requests.createServer });
     },
     (error: Error) => {
       process.stderr.write(`the TTS connection budget service cannot start: ${error.message}\n`);

@@ -49,11 +49,27 @@ export async function joinCaller(label: string, roomName: string, agentName: str
   const joinStartedAt = Date.now();
   const room = new Room();
   let agent: RemoteParticipant | undefined;
+  let ear: Ear | undefined;
   const track = new Promise<RemoteTrack>((resolve) => {
     room.on(RoomEvent.TrackSubscribed, (t, _pub, participant) => {
       if (t.kind !== TrackKind.KIND_AUDIO || participant.kind !== ParticipantKind.AGENT) return;
       agent = participant;
+      // A later agent track (the agent back after a reconnect): the ear moves to it.
+      ear?.follow(t);
       resolve(t);
+    });
+    // The agent listened to left (a second agent leaving the call to the first): back to an
+    // agent still in the room.
+    room.on(RoomEvent.ParticipantDisconnected, (participant) => {
+      if (participant.identity !== agent?.identity) return;
+      for (const other of room.remoteParticipants.values()) {
+        if (other.kind !== ParticipantKind.AGENT) continue;
+        const audio = [...other.trackPublications.values()].find((p) => p.kind === TrackKind.KIND_AUDIO && p.track)?.track;
+        if (!audio) continue;
+        agent = other;
+        ear?.follow(audio);
+        return;
+      }
     });
   });
   await room.connect(need('LIVEKIT_URL'), await token(roomName, agentName, identity), { autoSubscribe: true, dynacast: false });
@@ -71,7 +87,7 @@ export async function joinCaller(label: string, roomName: string, agentName: str
     await leaveEarly();
     throw new Error(`${label}: the agent (${agentName}) published no audio track in time`);
   }
-  const ear = new Ear(agentTrack);
+  ear = new Ear(agentTrack);
   const agentState = () => agent?.attributes['lk.agent.state'];
   // The session is up once the agent reports a state; the first turn must not race its start.
   const listening = await ear.until(() => (agentState() === 'listening' ? true : undefined), deadline);

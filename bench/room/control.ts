@@ -4,6 +4,8 @@
  */
 export interface OpenAIStats {
   chatRequests: number;
+  /** Each chat request's reply text, in order of arrival. */
+  chatReplies: string[];
   transcriptsQueued: number;
   utterances: Array<{ source: string; durationMs: number; rms: number; transcript: string }>;
 }

@@ -28,19 +28,28 @@ export class Ear {
   frames: Heard[] = [];
   #waiters = new Set<Waiter>();
   #closed = false;
-  #stream: AudioStream;
+  /** Bumped by {@link follow}: a read loop of an earlier track stops. */
+  #generation = 0;
   /** Largest gap between two frame reads (event-loop stalls make reads bunch up). */
   maxReadGapMs = 0;
   #lastAt = 0;
 
   constructor(track: RemoteTrack) {
-    this.#stream = new AudioStream(track, { sampleRate: 48_000, numChannels: 1, frameSizeMs: 10 });
-    void this.#read();
+    void this.#read(track, this.#generation);
   }
 
-  async #read(): Promise<void> {
-    for await (const frame of this.#stream) {
-      if (this.#closed) break;
+  /**
+   * Listens to `track` from now on: after a reconnect the agent's audio arrives on a new track
+   * (the old one sends nothing more).
+   */
+  follow(track: RemoteTrack): void {
+    void this.#read(track, ++this.#generation);
+  }
+
+  async #read(track: RemoteTrack, generation: number): Promise<void> {
+    const stream = new AudioStream(track, { sampleRate: 48_000, numChannels: 1, frameSizeMs: 10 });
+    for await (const frame of stream) {
+      if (this.#closed || generation !== this.#generation) break;
       const at = Date.now();
       if (this.#lastAt) this.maxReadGapMs = Math.max(this.maxReadGapMs, at - this.#lastAt);
       this.#lastAt = at;

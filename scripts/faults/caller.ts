@@ -5,18 +5,19 @@
  *
  * Joins `room` (dispatching `agentName`), waits until the agent listens, optionally takes a spoken
  * turn, then stays until `stopFile` exists, noting what the connection and the agent do meanwhile
- * (reconnecting, the agent leaving, another agent taking over), then optionally takes another turn
- * (does an agent still answer?) and leaves. One JSON line per event with a `bench` key:
- * `listening`, `turn`, `event`, `heard` (a replacement agent's first sound), `history` (how many
- * turns an agent's saved history holds, src/recovery/history.ts), `done`; `error` when it cannot
- * go on.
+ * (reconnecting, the agent leaving, another agent taking over); then optionally asks the server
+ * which agents are in the room (`agents`: watched for a while after a restart) and takes another
+ * turn (does an agent still answer, with the conversation so far?) and leaves. One JSON line per
+ * event with a `bench` key: `listening`, `turn` (with the model's replies), `event`, `heard` (a
+ * replacement agent's first sound), `history` (how many turns an agent's saved history holds,
+ * src/recovery/history.ts), `agents`, `done`; `error` when it cannot go on.
  */
-import { ParticipantKind, type RemoteParticipant, RoomEvent, TrackKind, dispose } from '@livekit/rtc-node';
+import { ParticipantKind, type Room, RoomEvent, TrackKind, dispose } from '@livekit/rtc-node';
+import { RoomServiceClient } from 'livekit-server-sdk';
 import { existsSync, readFileSync } from 'node:fs';
 import { decodeWav } from '../../src/local-voice/wav.js';
 import { joinCaller } from '../../bench/room/caller.js';
 import { Control } from '../../bench/room/control.js';
-import { Ear } from '../../bench/room/ear.js';
 import type { TurnSpec } from '../../bench/room/plan.js';
 import { type Caller, runTurn } from '../../bench/room/turn.js';
 import { HISTORY_ATTRIBUTE, decodeHistory } from '../../src/recovery/history.js';
@@ -33,6 +34,8 @@ export interface FaultCallerPlan {
   /** Stay until this file exists (bounded by `holdMaxMs`). */
   stopFile?: string;
   holdMaxMs: number;
+  /** Before the last turn, watch which agents the server lists in the room for this long, and report them. */
+  agentsWatchMs?: number;
 }
 
 const emit = (kind: string, body: Record<string, unknown> = {}) => process.stdout.write(`${JSON.stringify({ bench: kind, at: Date.now(), ...body })}\n`);
@@ -50,24 +53,25 @@ async function main(): Promise<void> {
   const caller = await joinCaller(plan.room, plan.room, plan.agentName, started + plan.joinDeadlineMs);
   const agent = [...caller.room.remoteParticipants.values()].find((p) => p.kind === ParticipantKind.AGENT);
   emit('listening', { afterMs: caller.listeningAt - started, agent: agent?.identity ?? null });
-  // A replacement agent (a job process died; the worker dispatched another): the caller listens
-  // to it from then on, and notes when it is first heard.
-  let current: RemoteParticipant | undefined = agent;
-  const live: Caller = { mic: caller.mic, ear: caller.ear, agentState: () => current?.attributes['lk.agent.state'] };
+  // The most agents this caller saw in the room at once.
+  const agentsHere = () => [...caller.room.remoteParticipants.values()].filter((p) => p.kind === ParticipantKind.AGENT).length;
+  let mostAgents = agentsHere();
+  caller.room.on(RoomEvent.ParticipantConnected, () => (mostAgents = Math.max(mostAgents, agentsHere())));
   caller.room.on(RoomEvent.ParticipantAttributesChanged, (changed, participant) => {
     if (participant.kind !== ParticipantKind.AGENT || !(HISTORY_ATTRIBUTE in changed)) return;
     const history = decodeHistory(changed[HISTORY_ATTRIBUTE]);
     emit('history', { agent: participant.identity, turns: history.ok ? history.value.length : null, ...(history.ok ? {} : { error: history.error }) });
   });
+  // A replacement agent (a job process died; the worker dispatched another): the caller's ear
+  // follows its track (bench/room/caller.ts); noted here is when it is first heard.
+  let heardFrom = agent?.identity;
   caller.room.on(RoomEvent.TrackSubscribed, (track, _publication, participant) => {
-    if (track.kind !== TrackKind.KIND_AUDIO || participant.kind !== ParticipantKind.AGENT || participant.identity === current?.identity) return;
-    current = participant;
-    live.ear.close();
-    const ear = new Ear(track);
-    live.ear = ear;
+    if (track.kind !== TrackKind.KIND_AUDIO || participant.kind !== ParticipantKind.AGENT || participant.identity === heardFrom) return;
+    heardFrom = participant.identity;
+    const subscribedAt = Date.now();
     emit('event', { what: `agent audio from ${participant.identity}`, agent: true });
-    void ear.until(() => ear.firstLoud(0, LOUD), Date.now() + 60_000).then((frame) => {
-      if (frame) emit('heard', { agent: participant.identity, at: ear.arrivalOf(frame) });
+    void caller.ear.until(() => caller.ear.firstLoud(subscribedAt, LOUD), subscribedAt + 60_000).then((frame) => {
+      if (frame) emit('heard', { agent: participant.identity, at: caller.ear.arrivalOf(frame) });
     });
   });
   caller.room.on(RoomEvent.ConnectionStateChanged, (state) => emit('event', { what: `connection state ${state}` }));
@@ -80,8 +84,11 @@ async function main(): Promise<void> {
   const turn = async (label: string) => {
     const spec: TurnSpec = { id: turnId++, strategy: 'firstword', kind: 'turn', scenario: label, language: 'en', clip: 'speech', transcript: plan.transcript, msPerChar: 60, pauseBeforeMs: 200 };
     try {
-      const r = await runTurn(spec, live, control, clips, LOUD);
-      emit('turn', { label, ok: r.ok, firstSoundMs: r.callerWaitMs ?? null, gaps: r.gaps ?? null, error: r.error ?? null });
+      const before = (await control.openaiStats()).chatReplies.length;
+      const r = await runTurn(spec, caller, control, clips, LOUD);
+      // Every reply the model gave during the turn: two agents in the room each ask for one.
+      const replies = (await control.openaiStats()).chatReplies.slice(before);
+      emit('turn', { label, ok: r.ok, firstSoundMs: r.callerWaitMs ?? null, gaps: r.gaps ?? null, error: r.error ?? null, commits: r.commits ?? null, replies });
     } catch (error) {
       emit('turn', { label, ok: false, error: String(error) });
     }
@@ -93,10 +100,36 @@ async function main(): Promise<void> {
   const agentStill = [...caller.room.remoteParticipants.values()].some((p) => p.kind === ParticipantKind.AGENT);
   const agents = [...caller.room.remoteParticipants.values()].filter((p) => p.kind === ParticipantKind.AGENT).map((p) => p.identity);
   emit('event', { what: `agent in the room at the end: ${agentStill}`, agentStill, agents });
+  if (plan.agentsWatchMs !== undefined) {
+    const listed = await agentsOver(caller.room, plan.room, plan.agentsWatchMs);
+    emit('agents', { ...listed, first: agent?.identity ?? null, mostSeenAtOnce: mostAgents });
+  }
   if (plan.turnAtEnd) await turn('after');
-  live.ear.close();
+  caller.ear.close();
   await caller.leave();
   emit('done', { leftAt: Date.now() });
+}
+
+/**
+ * The agents the server lists in `room` over `ms` from the caller's reconnection (right after a
+ * restart the server still lists the room's participants from before it, kept in Redis; a new
+ * job's agent takes seconds to join): the last list and the most listed at once.
+ */
+async function agentsOver(room: Room, name: string, ms: number): Promise<{ agents: string[]; mostListed: number }> {
+  for (const deadline = Date.now() + ms; !room.isConnected && Date.now() < deadline; ) await sleep(200);
+  const api = new RoomServiceClient(need('LIVEKIT_URL').replace(/^ws/, 'http'), need('LIVEKIT_API_KEY'), need('LIVEKIT_API_SECRET'));
+  let agents: string[] = [];
+  let mostListed = 0;
+  for (const deadline = Date.now() + ms; Date.now() < deadline; await sleep(500)) {
+    try {
+      // rtc-node's ParticipantKind is the protocol's ParticipantInfo.Kind (AGENT = 4).
+      agents = (await api.listParticipants(name)).filter((p) => Number(p.kind) === Number(ParticipantKind.AGENT)).map((p) => p.identity);
+    } catch {
+      agents = []; // the server not back yet
+    }
+    mostListed = Math.max(mostListed, agents.length);
+  }
+  return { agents, mostListed };
 }
 
 const hardStop = setTimeout(() => {

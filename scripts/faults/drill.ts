@@ -9,6 +9,21 @@ import { processGroup } from '../../test/e2e/process-group.js';
 import type { StackState } from '../stack/state.js';
 import type { FaultCallerPlan } from './caller.js';
 
+/**
+ * What the drills' callers say and the OpenAI fake answers: the same question each turn; once the
+ * model is sent a conversation that already has the first answer, it answers "As I said" (the
+ * conversation survived whatever the drill did).
+ */
+export const CONVERSATION = {
+  user: 'What time does the pharmacy open tomorrow?',
+  reply: 'The pharmacy opens at nine. It closes at six.',
+  replyWithHistory: 'As I said, the pharmacy opens at nine.',
+  /** The fake's `--script` file body. */
+  script(): string {
+    return `${JSON.stringify({ script: [{ match: 'pharmacy', earlier: 'opens at nine', reply: this.replyWithHistory }, { match: 'pharmacy', reply: this.reply }] })}\n`;
+  },
+} as const;
+
 export interface CallerHandle {
   name: string;
   events: DriverEvent[];

@@ -15,10 +15,10 @@ import { down, restartComponent, startExtraWorker, up } from '../stack/stack.js'
 import type { StackState } from '../stack/state.js';
 import type { FaultCallerPlan } from './caller.js';
 import { nodeDrill } from './node-drill.js';
-import { type CallerHandle, liveCount, logLines, settle, startCaller, warningsSince } from './drill.js';
+import { CONVERSATION, type CallerHandle, liveCount, logLines, settle, startCaller, warningsSince } from './drill.js';
 
-const USER = 'What time does the pharmacy open tomorrow?';
-const REPLY = 'The pharmacy opens at nine. It closes at six.';
+const USER = CONVERSATION.user;
+const REPLY_WITH_HISTORY = CONVERSATION.replyWithHistory;
 const AGENT = 'firstword-faults';
 const FAULTS = ['livekit', 'redis', 'job', 'tts', 'restart', 'node'] as const;
 type Fault = (typeof FAULTS)[number];
@@ -46,7 +46,13 @@ interface Ctx {
 }
 
 const turnText = (e: DriverEvent | undefined) =>
-  !e ? 'no turn' : e.ok ? `reply heard, first sound ${Math.round(Number(e.firstSoundMs))} ms` : `no reply (${String(e.error).slice(0, 80)})`;
+  !e
+    ? 'no turn'
+    : e.ok
+      ? `reply heard, first sound ${Math.round(Number(e.firstSoundMs))} ms; ${repliesText(e.replies as string[] | undefined)}`
+      : `no reply (${String(e.error).slice(0, 80)})`;
+const repliesText = (replies: string[] = []) =>
+  `${replies.length} ${replies.length === 1 ? 'reply' : 'replies'} from the model${replies.length > 0 && replies.every((r) => r === REPLY_WITH_HISTORY) ? ', with the conversation so far' : replies.some((r) => r === REPLY_WITH_HISTORY) ? ', one with the conversation so far' : ''}`;
 const turnOf = (c: CallerHandle, label: string) => c.events.find((e) => e.bench === 'turn' && e.label === label);
 const eventsOf = (c: CallerHandle, since: number) =>
   c.events.filter((e) => e.bench === 'event' && Number(e.at) >= since && !String(e.what).startsWith('agent in the room')).map((e) => `${String(e.what)} at +${Number(e.at) - since} ms`);
@@ -58,7 +64,8 @@ async function leftover(ctx: Ctx): Promise<string> {
 
 /** A server component restarted while a call is live; then a new call. */
 async function restartDrill(ctx: Ctx, which: 'livekit-server' | 'redis'): Promise<FaultRow> {
-  const a = startCaller(ctx.state, ctx.work, `${which}-a`, ctx.plan(`${which}-a-${Date.now().toString(36)}`, { turnFirst: true, turnAtEnd: true }), note);
+  // Before its last turn, call A watches which agents the server lists in its room.
+  const a = startCaller(ctx.state, ctx.work, `${which}-a`, ctx.plan(`${which}-a-${Date.now().toString(36)}`, { turnFirst: true, turnAtEnd: true, agentsWatchMs: 15_000 }), note);
   const first = await a.next((e) => e.bench === 'turn' || e.bench === 'error', 150_000);
   const registeredBefore = logLines(ctx.logFile).filter((l) => l.msg === 'registered worker').length;
   const { goneAt, readyAt } = await restartComponent(ctx.state, which);
@@ -69,6 +76,7 @@ async function restartDrill(ctx: Ctx, which: 'livekit-server' | 'redis'): Promis
   }
   a.stop();
   await a.exited;
+  const agents = a.events.find((e) => e.bench === 'agents');
   const b = startCaller(ctx.state, ctx.work, `${which}-b`, ctx.plan(`${which}-b-${Date.now().toString(36)}`, { turnFirst: true, joinDeadlineMs: 120_000 }), note);
   b.stop();
   const bTurn = await b.next((e) => e.bench === 'turn' || e.bench === 'error', 200_000);
@@ -79,7 +87,7 @@ async function restartDrill(ctx: Ctx, which: 'livekit-server' | 'redis'): Promis
     fault: `${which} restarted during a call (SIGKILL, then started again)`,
     heard: [
       `call A before: ${turnText(first)}`,
-      `call A during/after: ${eventsOf(a, goneAt).join('; ') || 'no connection events'}; its next turn: ${turnText(turnOf(a, 'after'))}`,
+      `call A during/after: ${eventsOf(a, goneAt).join('; ') || 'no connection events'}; ${agentsText(agents)}; its next turn: ${turnText(turnOf(a, 'after'))}`,
       `next call B: ${bListening ? `agent listening ${String(bListening.afterMs)} ms after joining (${((Number(bListening.at) - goneAt) / 1000).toFixed(1)} s after the kill)` : 'no agent'}; ${turnText(bTurn)}`,
     ],
     logs,
@@ -87,10 +95,23 @@ async function restartDrill(ctx: Ctx, which: 'livekit-server' | 'redis'): Promis
       downMs: readyAt - goneAt,
       workerReRegisteredAfterRestartMs: reRegisteredAt === undefined ? null : reRegisteredAt - readyAt,
       nextCallListeningAfterKillMs: bListening ? Number(bListening.at) - goneAt : null,
+      agentsInRoomAfter: agents ? (agents.agents as string[]).length : null,
+      mostAgentsListed: agents ? Number(agents.mostListed) : null,
+      firstAgentStayed: agents ? (agents.agents as string[]).join() === agents.first : null,
+      repliesToNextTurn: (turnOf(a, 'after')?.replies as string[] | undefined)?.length ?? null,
     },
     leftover: await leftover(ctx),
-    ok: Boolean(bTurn?.ok),
+    // After a server restart: the call's own agent alone in the room, answering its next turn.
+    ok: Boolean(bTurn?.ok) && (which !== 'livekit-server' || ((agents?.agents as string[] | undefined)?.join() === agents?.first && Boolean(turnOf(a, 'after')?.ok))),
   };
+}
+
+/** What the server listed in call A's room after the restart (scripts/faults/caller.ts `agents`). */
+function agentsText(e: DriverEvent | undefined): string {
+  if (!e) return 'agents in the room: not asked';
+  const agents = e.agents as string[];
+  const stayed = agents.join() === e.first ? "the call's first agent" : `the call's first agent was ${String(e.first)}`;
+  return `agents in the room afterwards: ${agents.length} [${agents.join(', ')}] (${stayed}), at most ${String(e.mostListed)} listed and ${String(e.mostSeenAtOnce)} seen at once`;
 }
 
 /**
@@ -214,7 +235,7 @@ async function main(): Promise<number> {
   mkdirSync(work, { recursive: true });
   const clip = (await prepareClips([{ key: 'speech', text: USER, language: 'en' }], join(work, 'speech'))).get('speech')!;
   const scriptFile = join(work, 'openai-script.json');
-  writeFileSync(scriptFile, `${JSON.stringify({ script: [{ match: 'pharmacy', reply: REPLY }] })}\n`);
+  writeFileSync(scriptFile, CONVERSATION.script());
   const state = await up({
     owner: 'harness',
     tts: 'cartesia',

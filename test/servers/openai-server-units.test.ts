@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { InputAudioBuffer } from './openai/input-buffer.js';
 import { parseWav } from './openai/pcm.js';
-import { lastUserText, parseScriptJson, selectReply } from './openai/script.js';
+import { earlierTexts, lastUserText, parseScriptJson, selectReply } from './openai/script.js';
 import { plainTrace, tokenize } from './openai/tokenize.js';
 import { transcriptDeltas } from './openai/transcripts.js';
 import { silence, tone } from './openai/raw-realtime-client.js';
@@ -54,6 +54,22 @@ describe('script', () => {
     const script = [{ match: /a/g, reply: 'hit' }];
     expect(selectReply('a', script, defaults, timing).scriptIndex).toBe(0);
     expect(selectReply('a', script, defaults, timing).scriptIndex).toBe(0);
+  });
+
+  it('answers an `earlier` entry only when the conversation before the last user message has it', () => {
+    const script = [
+      { match: 'open', earlier: /at nine/i, reply: 'As I said.' },
+      { match: 'open', reply: 'At nine.' },
+    ];
+    const first = [{ role: 'system', content: 'at nine' }, { role: 'user', content: 'When do you open?' }];
+    const again = [...first, { role: 'assistant', content: 'At nine.' }, { role: 'user', content: [{ type: 'text', text: 'When do you open?' }] }];
+    expect(earlierTexts(first)).toEqual([]);
+    expect(earlierTexts(again)).toEqual(['When do you open?', 'At nine.']);
+    expect(selectReply(lastUserText(first), script, defaults, timing, earlierTexts(first)).scriptIndex).toBe(1);
+    expect(selectReply(lastUserText(again), script, defaults, timing, earlierTexts(again)).scriptIndex).toBe(0);
+    const parsed = parseScriptJson([{ match: 'open', earlier: { regex: 'nine$', flags: 'i' }, reply: 'r' }]);
+    expect(parsed).toEqual({ ok: true, script: [{ match: 'open', earlier: /nine$/i, reply: 'r' }] });
+    expect(parseScriptJson([{ match: 'open', earlier: { regex: '(' }, reply: 'r' }]).ok).toBe(false);
   });
 
   it('parses the JSON form and refuses unknown fields', () => {

@@ -46,6 +46,8 @@ export interface OpenAIServerStats {
   chatRequests: number;
   chatStreamsOpen: number;
   chatAborted: number;
+  /** Each chat request's reply text, in order of arrival. */
+  chatReplies: string[];
   realtime: { opened: number; open: number };
   utterances: Pick<UtteranceRecord, 'source' | 'durationMs' | 'rms' | 'transcript'>[];
   transcriptionRequests: number;
@@ -113,6 +115,7 @@ export async function startOpenAIServer(options: Partial<OpenAIServerOptions> & 
     chatRequests: chatRequests.length,
     chatStreamsOpen: replays.size,
     chatAborted: chatRequests.filter((r) => r.aborted).length,
+    chatReplies: chatRequests.map((r) => r.reply),
     realtime: { opened: realtimeSessions.length, open: connections.size },
     utterances: utterances.map(({ source, durationMs, rms, transcript }) => ({ source, durationMs, rms, transcript })),
     transcriptionRequests: transcriptionRequests.length,

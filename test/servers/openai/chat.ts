@@ -12,7 +12,7 @@ import { httpErrors } from './errors.js';
 import { BodyTooLarge, newRequestId, parseJson, readBody, sendError, sendJson } from './http.js';
 import type { ChatRequestRecord, OpenAIServerOptions } from './options.js';
 import { type Replay, replayTrace } from './replay.js';
-import { lastUserText, selectReply } from './script.js';
+import { earlierTexts, lastUserText, selectReply } from './script.js';
 import { type ReplyTrace, tokenize, traceText } from './tokenize.js';
 
 const BODY_LIMIT = 8 * 1024 * 1024;
@@ -56,7 +56,7 @@ export async function serveChat(req: IncomingMessage, res: ServerResponse, hooks
 
   const options = hooks.options();
   const userText = lastUserText(request.messages);
-  const { trace, scriptIndex } = selectReply(userText, options.script, options.defaultReplies, options);
+  const { trace, scriptIndex } = selectReply(userText, options.script, options.defaultReplies, options, earlierTexts(request.messages));
   const record: ChatRequestRecord = {
     model: request.model,
     messages: request.messages,

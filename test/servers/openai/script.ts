@@ -12,6 +12,11 @@ export interface ScriptEntry {
   match: string | RegExp;
   /** Plain text (tokenized and paced by the timing options) or an exact token trace. */
   reply: string | ReplyTrace;
+  /**
+   * Also required: a message before the last user message (the conversation so far) matches
+   * this, as `match` does. A reply can so tell whether the model was sent the history.
+   */
+  earlier?: string | RegExp;
 }
 
 export interface DefaultReplies {
@@ -42,41 +47,59 @@ export function selectReply(
   script: readonly ScriptEntry[],
   defaults: DefaultReplies,
   timing: { firstTokenDelayMs: number; tokensPerSecond: number },
+  earlierTexts: readonly string[] = [],
 ): SelectedReply {
-  const scriptIndex = script.findIndex((entry) => matches(entry.match, lastUserText));
+  const fits = (entry: ScriptEntry) =>
+    matches(entry.match, lastUserText) && (entry.earlier === undefined || earlierTexts.some((text) => matches(entry.earlier!, text)));
+  const scriptIndex = script.findIndex(fits);
   const reply = scriptIndex >= 0 ? script[scriptIndex]!.reply : containsHangul(lastUserText) ? defaults.ko : defaults.en;
   return { trace: typeof reply === 'string' ? plainTrace(reply, timing) : reply, scriptIndex };
 }
 
-/** The text of the last `user` message: string content, or its text parts joined. */
-export function lastUserText(messages: readonly { role: string; content?: unknown }[]): string {
-  for (let i = messages.length - 1; i >= 0; i--) {
-    const message = messages[i]!;
-    if (message.role !== 'user') continue;
-    if (typeof message.content === 'string') return message.content;
-    if (Array.isArray(message.content)) {
-      return message.content
-        .map((part: unknown) => (part && typeof part === 'object' && typeof (part as { text?: unknown }).text === 'string' ? (part as { text: string }).text : ''))
-        .join('');
-    }
-    return '';
+type Message = { role: string; content?: unknown };
+
+/** A message's text: string content, or its text parts joined. */
+function textOf(message: Message): string {
+  if (typeof message.content === 'string') return message.content;
+  if (Array.isArray(message.content)) {
+    return message.content
+      .map((part: unknown) => (part && typeof part === 'object' && typeof (part as { text?: unknown }).text === 'string' ? (part as { text: string }).text : ''))
+      .join('');
   }
   return '';
+}
+
+const lastUserIndex = (messages: readonly Message[]) => messages.findLastIndex((message) => message.role === 'user');
+
+/** The text of the last `user` message: string content, or its text parts joined. */
+export function lastUserText(messages: readonly Message[]): string {
+  const i = lastUserIndex(messages);
+  return i < 0 ? '' : textOf(messages[i]!);
+}
+
+/** The texts of the user and assistant messages before the last user message. */
+export function earlierTexts(messages: readonly Message[]): string[] {
+  return messages.slice(0, Math.max(0, lastUserIndex(messages))).filter((m) => m.role === 'user' || m.role === 'assistant').map(textOf);
 }
 
 const traceSchema = z.strictObject({
   tokens: z.array(z.strictObject({ text: z.string(), atMs: z.number().finite().nonnegative() })),
 });
 
+const matchSchema = z.union([z.string(), z.strictObject({ regex: z.string(), flags: z.string().optional() })]);
+
 const entrySchema = z.strictObject({
-  match: z.union([z.string(), z.strictObject({ regex: z.string(), flags: z.string().optional() })]),
+  match: matchSchema,
   reply: z.union([z.string(), traceSchema]),
+  earlier: matchSchema.optional(),
 });
 
 /** `[entries]` or `{script:[entries]}`, as JSON. */
 const scriptJsonSchema = z.union([z.array(entrySchema), z.strictObject({ script: z.array(entrySchema) })]);
 
 export type ParseResult = { ok: true; script: ScriptEntry[] } | { ok: false; message: string };
+
+const toMatch = (match: z.infer<typeof matchSchema>): string | RegExp => (typeof match === 'string' ? match : new RegExp(match.regex, match.flags));
 
 /** Validates a script in its JSON form and builds the RegExps. */
 export function parseScriptJson(value: unknown): ParseResult {
@@ -86,17 +109,16 @@ export function parseScriptJson(value: unknown): ParseResult {
   const script: ScriptEntry[] = [];
   for (const [i, entry] of entries.entries()) {
     let match: string | RegExp;
-    if (typeof entry.match === 'string') match = entry.match;
-    else {
-      try {
-        match = new RegExp(entry.match.regex, entry.match.flags);
-      } catch (error) {
-        return { ok: false, message: `invalid script: entry ${i}: ${(error as Error).message}` };
-      }
+    let earlier: string | RegExp | undefined;
+    try {
+      match = toMatch(entry.match);
+      earlier = entry.earlier === undefined ? undefined : toMatch(entry.earlier);
+    } catch (error) {
+      return { ok: false, message: `invalid script: entry ${i}: ${(error as Error).message}` };
     }
     const problem = typeof entry.reply === 'string' ? undefined : traceProblem(entry.reply);
     if (problem) return { ok: false, message: `invalid script: entry ${i}: ${problem}` };
-    script.push({ match, reply: entry.reply });
+    script.push({ match, reply: entry.reply, ...(earlier === undefined ? {} : { earlier }) });
   }
   return { ok: true, script };
 }
