@@ -49,7 +49,8 @@ function waitTable(s: Summary, log: (line: string) => void): void {
   for (const g of s.groups.filter((q) => q.language === 'all')) {
     log(
       `  ${g.name}: replies with a silence of >= 100 ms inside them ${g.gapTurns}/${g.turns}; acknowledgement per the worker ` +
-        `${Object.entries(g.acks).map(([k, n]) => `${k} ${n}`).join(', ') || '-'}; reply not told apart on the ear in ${g.contentMisses} turns`,
+        `${Object.entries(g.acks).map(([k, n]) => `${k} ${n}`).join(', ') || '-'}; reply not told apart on the ear in ${g.contentMisses} turns; ` +
+        `|caller - worker| p50/p90 first sound ${pp(g.soundOff)} ms (${g.soundOff.n}), first content ${pp(g.contentOff)} ms (${g.contentOff.n})`,
     );
   }
   const q = s.quiet;

@@ -32,6 +32,9 @@ export interface Group {
   /** The worker's `firstSoundMs` / `firstContentMs` of the joined turns (its estimate of the caller's clock). */
   workerFirstSound: Dist;
   workerFirstContent: Dist;
+  /** |ear - worker| per turn: how far the worker's estimate of the caller's clock was from the caller's own. */
+  soundOff: Dist;
+  contentOff: Dist;
   /** Turns measured whose reply the ear could not tell from the acknowledgement. */
   contentMisses: number;
   /** How the acknowledgement went, per the worker's lines (played, skipped ...). */
@@ -100,6 +103,8 @@ export function dist(values: ReadonlyArray<number | undefined>): Dist {
   return { n: present.length, p50Ms: round(percentile(present, 50)), p90Ms: round(percentile(present, 90)) };
 }
 
+const off = (ear: number | undefined, worker: number | undefined) => (ear === undefined || worker === undefined ? undefined : Math.abs(ear - worker));
+
 const describeMiss = (t: JoinedTurn) => `#${t.id} ${t.scenario}: ${t.error ?? 'no figure'}`;
 
 function group(name: string, language: string, turns: readonly JoinedTurn[]): Group {
@@ -121,6 +126,8 @@ function group(name: string, language: string, turns: readonly JoinedTurn[]): Gr
     firstContent: dist(ok.map((t) => t.firstContentMs)),
     workerFirstSound: dist(ok.map((t) => t.worker?.firstSoundMs)),
     workerFirstContent: dist(ok.map((t) => t.worker?.firstContentMs)),
+    soundOff: dist(ok.map((t) => off(t.callerWaitMs, t.worker?.firstSoundMs))),
+    contentOff: dist(ok.map((t) => off(t.firstContentMs, t.worker?.firstContentMs))),
     contentMisses: ok.filter((t) => t.firstContentMs === undefined).length,
     acks,
     stages,

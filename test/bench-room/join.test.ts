@@ -204,6 +204,9 @@ describe('bench:room summary of first sound and first content', () => {
     expect(all('livekit-cartesia').firstContent).toMatchObject({ n: 4, p50Ms: 1260 });
     expect(all('firstword').workerFirstContent.p50Ms).toBe(970);
     expect(all('firstword').acks).toEqual({ played: 4 });
+    // The ear heard each figure 40 ms after the worker put it.
+    expect(all('firstword').soundOff).toEqual({ n: 4, p50Ms: 40, p90Ms: 40 });
+    expect(all('livekit-cartesia').contentOff).toMatchObject({ n: 4, p50Ms: 40 });
     expect(all('firstword').stages.transport.p50Ms).toBe(70);
     const ratio = s.ratios.find((r) => r.language === 'all')!;
     expect(ratio.firstSound.p50).toBe(1);
