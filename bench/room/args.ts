@@ -57,10 +57,14 @@ The caller's wait through a real LiveKit SFU: a participant (rtc-node, inside th
 namespace) speaks eSpeak speech into a room; the production worker (src/agent.ts start) answers
 with firstword (TTS_PROVIDER=cartesia) in one room and LiveKit's Cartesia plugin
 (TTS_PROVIDER=cartesia-livekit) in another, against the same Cartesia-protocol fake and the same
-OpenAI fake serving identical token traces. Measured: last voiced sample published -> first agent
-frame with speech energy received, per stage (the worker's "turn latency" lines), and barge-in
-(caller starts talking -> agent's track silent for 100 ms). Prints a table, writes a PNG chart
-(out/bench/room.png) and optionally JSON. Needs the stack (bash scripts/livekit/install.sh, root).
+OpenAI fake serving identical token traces. Measured from the last voiced sample published: first
+sound (the first agent frame with speech energy received: the acknowledgement or the reply) and
+first content (the reply's own first frame, told from the acknowledgement by the fake's tones), as
+the caller heard them and as the worker logged them; each stage (the worker's "turn latency"
+lines, joined by the caller's end of speech: the run fails when most turns find no line); and
+barge-in (caller starts talking -> agent's track silent for 100 ms). Prints a table, writes a PNG
+chart (out/bench/room.png) and optionally JSON. Needs the stack (bash scripts/livekit/install.sh,
+root).
 
 Workload
   --turns N              measured turns per strategy                         (default ${D.turns})

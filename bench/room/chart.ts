@@ -1,6 +1,6 @@
 /**
  * The room benchmark as a picture, drawn like bench/chart.ts (hand-written SVG, resvg, DejaVu
- * fonts): the caller's wait per language, where it goes stage by stage, and barge-in.
+ * fonts): the caller's first sound and first content per language, where it goes stage by stage, and barge-in.
  */
 import { Resvg } from '@resvg/resvg-js';
 import { fontFiles, niceMax, text } from '../chart.js';
@@ -105,18 +105,21 @@ export function renderRoomChart(s: Summary, subtitle: string): Buffer {
   parts.push(text(LEFT + s.strategies.length * 200, 70, 'labels: p50 / p90 ms', { size: 12 }));
   let top = 85;
   const group = (language: string) => s.strategies.map((name) => s.groups.find((g) => g.name === name && g.language === language)!);
-  const waitGroups = ['ko', 'en', 'all']
-    .filter((language) => s.groups.some((g) => g.language === language && g.turns > 0))
-    .map((language) => {
-      const ratio = s.ratios.find((q) => q.language === language);
-      const gs = group(language);
-      return {
-        label: `${language === 'all' ? 'both languages' : language === 'ko' ? 'Korean' : 'English'} (${gs.map((g) => `${g.turns}/${g.planned}`).join(', ')} turns)`,
-        sub: ratio?.p50 != null ? `firstword / official: p50 x${ratio.p50.toFixed(2)}, p90 x${ratio.p90?.toFixed(2) ?? '-'}` : undefined,
-        bars: gs.map((g) => ({ name: g.name, d: { n: g.turns, p50Ms: g.callerWaitP50Ms, p90Ms: g.callerWaitP90Ms } })),
-      };
-    });
-  parts.push(barsPanel(top, 360, "Caller's wait: last voiced sample published -> first agent frame with speech energy received", waitGroups));
+  const waitGroups = (figure: 'firstSound' | 'firstContent') =>
+    ['ko', 'en', 'all']
+      .filter((language) => s.groups.some((g) => g.language === language && g.turns > 0))
+      .map((language) => {
+        const ratio = s.ratios.find((q) => q.language === language)?.[figure];
+        const gs = group(language);
+        return {
+          label: `${language === 'all' ? 'both languages' : language === 'ko' ? 'Korean' : 'English'} (${gs.map((g) => `${g[figure].n}/${g.planned}`).join(', ')} turns)`,
+          sub: ratio?.p50 != null ? `firstword / official: p50 x${ratio.p50.toFixed(2)}, p90 x${ratio.p90?.toFixed(2) ?? '-'}` : undefined,
+          bars: gs.map((g) => ({ name: g.name, d: g[figure] })),
+        };
+      });
+  parts.push(barsPanel(top, 360, 'First sound: last voiced sample published -> first agent frame with speech energy received (the acknowledgement or the reply)', waitGroups('firstSound')));
+  top += 370;
+  parts.push(barsPanel(top, 360, "First content: last voiced sample published -> the reply's first frame received (told from the acknowledgement by its tone)", waitGroups('firstContent')));
   top += 370;
   const stages = stagesPanel(top, s, [...STAGE_KEYS, 'transport']);
   parts.push(stages.svg);

@@ -45,6 +45,18 @@ export class Control {
     return call(`${this.#openai}/_control/stats`) as Promise<OpenAIStats>;
   }
 
+  /** How many pieces the Cartesia fake has voiced so far (its audible voice logs each with its tone). */
+  async cartesiaVoicedCount(): Promise<number> {
+    const stats = (await call(`${this.#cartesia}/_control/stats`)) as { voiced: number };
+    return stats.voiced;
+  }
+
+  /** The pieces voiced after the first `since`, with their tones. */
+  async cartesiaVoicedSince(since: number): Promise<Array<{ transcript: string; hz: number }>> {
+    const body = (await call(`${this.#cartesia}/_control/voiced?since=${since}`)) as { voiced: Array<{ transcript: string; hz: number }> };
+    return body.voiced;
+  }
+
   async cartesiaOptions(patch: Record<string, unknown>): Promise<void> {
     await call(`${this.#cartesia}/_control/options`, patch);
   }

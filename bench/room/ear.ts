@@ -4,12 +4,18 @@
  * so energy, not arrival, tells speech.
  */
 import { AudioStream, type RemoteTrack } from '@livekit/rtc-node';
+import { zeroCrossingHz } from '../../test/e2e/clients/agent.js';
 import { arrivalOf } from '../../test/helpers/frame-arrival.js';
 
 export interface Heard {
   /** Date.now() when the frame was read. */
   at: number;
   rms: number;
+  /**
+   * The frame's tone (zero crossings, src: test/e2e/clients/agent.ts), 0 when it has fewer than
+   * two: the Cartesia fake's audible voice gives each piece of text its own tone (bench/room/pitch.ts).
+   */
+  hz: number;
   ms: number;
   /** Position since the last mark. */
   index: number;
@@ -53,7 +59,7 @@ export class Ear {
       const at = Date.now();
       if (this.#lastAt) this.maxReadGapMs = Math.max(this.maxReadGapMs, at - this.#lastAt);
       this.#lastAt = at;
-      this.frames.push({ at, rms: rms(frame.data), ms: (frame.samplesPerChannel * 1000) / frame.sampleRate, index: this.frames.length });
+      this.frames.push({ at, rms: rms(frame.data), hz: Math.round(zeroCrossingHz(frame.data, frame.sampleRate)), ms: (frame.samplesPerChannel * 1000) / frame.sampleRate, index: this.frames.length });
       for (const waiter of [...this.#waiters]) if (waiter.check()) this.#waiters.delete(waiter);
     }
   }

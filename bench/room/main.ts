@@ -11,7 +11,7 @@ import { dirname, join, resolve } from 'node:path';
 import { ArgsError, type RoomArgs, ROOM_HELP, parseRoomArgs } from './args.js';
 import { renderRoomChart } from './chart.js';
 import type { DriverPlan } from './driver.js';
-import { joinTurns } from './join.js';
+import { joinProblems, joinTurns } from './join.js';
 import { STRATEGIES, clipLines, openaiScript, schedule } from './plan.js';
 import { printReport } from './print.js';
 import { prepareClips } from './speech.js';
@@ -100,7 +100,7 @@ async function main(): Promise<number> {
           const { bench: _kind, ...fields } = event;
           const r = fields as unknown as TurnResult;
           results.push(r);
-          const what = r.ok ? `wait ${Math.round(r.callerWaitMs ?? 0)} ms${r.barge?.ms !== undefined ? `, barge-in ${Math.round(r.barge.ms)} ms` : ''}` : `MISS: ${r.error}`;
+          const what = r.ok ? `first sound ${Math.round(r.callerWaitMs ?? 0)} ms${r.barge?.ms !== undefined ? `, barge-in ${Math.round(r.barge.ms)} ms` : ''}` : `MISS: ${r.error}`;
           note(`turn ${results.length}/${specs.length} ${r.strategy} ${r.kind} ${r.scenario}: ${what} (load ${load()})`);
         } else if (event.bench === 'ready') {
           turnsFrom = Date.now();
@@ -125,20 +125,25 @@ async function main(): Promise<number> {
   }
   if (fatal) note(`driver failed: ${fatal}`);
   const joined = joinTurns(specs, results, workerLogs);
+  const problems = joinProblems(joined, workerLogs);
   const summary = summarize(joined);
   const wallMs = Date.now() - started;
   const logFiles = STRATEGIES.map((s) => workerLogFile(state, s.worker));
-  printReport(summary, joined, { log, describe: describe(args), loadBefore, loadAfter: load(), wallMs, done, fatal, logFiles, warnings });
+  printReport(summary, joined, { log, describe: describe(args), loadBefore, loadAfter: load(), wallMs, done, fatal, logFiles, warnings, joinProblems: problems });
   mkdirSync(args.outDir, { recursive: true });
   const png = join(args.outDir, 'room.png');
   writeFileSync(png, renderRoomChart(summary, describe(args)));
   log(`chart: ${png}`);
   if (args.json) {
     mkdirSync(dirname(args.json), { recursive: true });
-    writeFileSync(args.json, `${JSON.stringify(toJson(summary, joined, { args, loadBefore, loadAfter: load(), wallMs, driver: done ?? null, workerWarnings: warnings, fatal: fatal ?? null }), null, 2)}\n`);
+    writeFileSync(args.json, `${JSON.stringify(toJson(summary, joined, { args, loadBefore, loadAfter: load(), wallMs, driver: done ?? null, workerWarnings: warnings, fatal: fatal ?? null, joinProblems: problems }), null, 2)}\n`);
     log(`json: ${args.json}`);
   }
   log(`done in ${(wallMs / 1000).toFixed(0)} s`);
+  if (problems.length > 0) {
+    process.stderr.write(`bench:room FAILED: the turns did not join with the workers' "turn latency" lines, so no stage figure stands:\n${problems.map((p) => `  ${p}`).join('\n')}\n`);
+    return 1;
+  }
   return fatal ? 1 : 0;
 }
 

@@ -14,6 +14,8 @@ export interface PrintContext {
   fatal?: string;
   logFiles: string[];
   warnings: Record<string, WorkerWarnings>;
+  /** Why the join with the workers' lines failed (bench/room/join.ts joinProblems); the stage table is left out then. */
+  joinProblems: string[];
 }
 
 const ms = (v: number | null | undefined) => (v === null || v === undefined ? '-' : String(Math.round(v)));
@@ -21,29 +23,46 @@ const pad = (v: string, n: number) => v.padStart(n);
 const pp = (d: Dist | undefined) => (d && d.n > 0 ? `${ms(d.p50Ms)}/${ms(d.p90Ms)}` : '-');
 const x = (v: number | null) => (v === null ? '-' : `x${v.toFixed(2)}`);
 
+const FIGURES = [
+  { key: 'firstSound', label: 'First sound: last voiced sample published -> first agent frame with speech energy received (ack or reply), caller ms' },
+  { key: 'firstContent', label: "First content: last voiced sample published -> the reply's first frame received (its tone, not the ack's), caller ms" },
+  { key: 'workerFirstSound', label: "First sound as the worker logged it (its line's firstSoundMs, on its estimate of the caller's clock), ms" },
+  { key: 'workerFirstContent', label: "First content as the worker logged it (firstContentMs), ms" },
+] as const;
+
 function waitTable(s: Summary, log: (line: string) => void): void {
-  log('');
-  log('Caller wait: last voiced sample published -> first agent frame with speech energy received (ms)');
-  log(`${'strategy'.padEnd(18)}${'lang'.padEnd(6)}${pad('turns', 8)}${pad('misses', 8)}${pad('p50', 7)}${pad('p90', 7)}${pad('ratio p50', 11)}${pad('ratio p90', 11)}${pad('gaps', 8)}`);
-  for (const g of s.groups) {
-    const r = s.ratios.find((q) => q.language === g.language);
-    const isFw = g.name === 'firstword';
+  for (const { key, label } of FIGURES) {
+    log('');
+    log(label);
+    log(`${'strategy'.padEnd(18)}${'lang'.padEnd(6)}${pad('turns', 8)}${pad('misses', 8)}${pad('p50', 7)}${pad('p90', 7)}${pad('ratio p50', 11)}${pad('ratio p90', 11)}`);
+    for (const g of s.groups) {
+      const r = s.ratios.find((q) => q.language === g.language)?.[key];
+      const isFw = g.name === 'firstword';
+      const d = g[key];
+      log(
+        `${g.name.padEnd(18)}${g.language.padEnd(6)}${pad(`${d.n}/${g.planned}`, 8)}${pad(String(g.planned - d.n), 8)}${pad(ms(d.p50Ms), 7)}${pad(ms(d.p90Ms), 7)}` +
+          `${pad(isFw ? x(r?.p50 ?? null) : '', 11)}${pad(isFw ? x(r?.p90 ?? null) : '', 11)}`,
+      );
+    }
+  }
+  log('  ratio = firstword / livekit-cartesia from this run');
+  for (const g of s.groups.filter((q) => q.language === 'all')) {
     log(
-      `${g.name.padEnd(18)}${g.language.padEnd(6)}${pad(`${g.turns}/${g.planned}`, 8)}${pad(String(g.misses.length), 8)}${pad(ms(g.callerWaitP50Ms), 7)}${pad(ms(g.callerWaitP90Ms), 7)}` +
-        `${pad(isFw ? x(r?.p50 ?? null) : '', 11)}${pad(isFw ? x(r?.p90 ?? null) : '', 11)}${pad(`${g.gapTurns}/${g.turns}`, 8)}`,
+      `  ${g.name}: replies with a silence of >= 100 ms inside them ${g.gapTurns}/${g.turns}; acknowledgement per the worker ` +
+        `${Object.entries(g.acks).map(([k, n]) => `${k} ${n}`).join(', ') || '-'}; reply not told apart on the ear in ${g.contentMisses} turns; ` +
+        `|caller - worker| p50/p90 first sound ${pp(g.soundOff)} ms (${g.soundOff.n}), first content ${pp(g.contentOff)} ms (${g.contentOff.n})`,
     );
   }
-  log('  ratio = firstword / livekit-cartesia from this run; gaps = replies with a silence of >= 100 ms inside them / turns');
   const q = s.quiet;
   log(
     `  turns that ended with the 1-min load average <= ${q.maxLoad} (the core count): ` +
-      q.cells.map((c) => `${c.name} ${pp(c.wait)} (${c.wait.n} turns; mean load over all its turns ${c.meanLoad ?? '-'})`).join(', ') +
-      `; ratio p50 ${x(q.ratio.p50)}, p90 ${x(q.ratio.p90)} (a subset not balanced by scenario: compare with care)`,
+      q.cells.map((c) => `${c.name} sound ${pp(c.sound)} content ${pp(c.content)} (${c.sound.n} turns; mean load over all its turns ${c.meanLoad ?? '-'})`).join(', ') +
+      `; ratio sound p50 ${x(q.ratio.firstSound.p50)}, content p50 ${x(q.ratio.firstContent.p50)} (a subset not balanced by scenario: compare with care)`,
   );
   log('');
-  log(`Per scenario, caller wait p50/p90 (turns): ${s.strategies.join(' | ')}`);
+  log(`Per scenario, first sound | first content p50/p90 (turns): ${s.strategies.join(' | ')}`);
   for (const row of s.scenarios) {
-    log(`  ${row.scenario.padEnd(18)}${s.strategies.map((name) => pad(`${pp(row.cells[name])} (${row.cells[name]?.n ?? 0})`, 17)).join(' ')}`);
+    log(`  ${row.scenario.padEnd(18)}${s.strategies.map((name) => pad(`${pp(row.cells[name]?.sound)} | ${pp(row.cells[name]?.content)} (${row.cells[name]?.sound.n ?? 0})`, 26)).join(' ')}`);
   }
 }
 
@@ -54,7 +73,7 @@ function stageTable(s: Summary, log: (line: string) => void): void {
   log('Stages: ms after the last voiced sample, p50/p90 (fw = firstword, lk = livekit-cartesia); "-" = not observed');
   log(`${'stage'.padEnd(34)}${columns.map((g) => pad(short(g), 12)).join('')}`);
   for (const key of STAGE_KEYS) log(`${STAGE_LABELS[key].padEnd(34)}${columns.map((g) => pad(pp(g.stages[key]), 12)).join('')}`);
-  log(`${'  published -> received (SFU)'.padEnd(34)}${columns.map((g) => pad(pp(g.stages.transport), 12)).join('')}`);
+  log(`${'  reply published -> received (SFU)'.padEnd(34)}${columns.map((g) => pad(pp(g.stages.transport), 12)).join('')}`);
   log(`${'  turns with a worker line'.padEnd(34)}${columns.map((g) => pad(`${g.turns - g.logMisses}/${g.turns}`, 12)).join('')}`);
   log("LiveKit's own metrics for the same turns, p50/p90 (ms):");
   for (const key of ['endOfUtteranceDelayMs', 'transcriptionDelayMs', 'llmTtftMs', 'ttsTtfbMs'] as const) {
@@ -86,12 +105,19 @@ function anomalies(s: Summary, turns: readonly JoinedTurn[], log: (line: string)
   for (const t of odd) log(`  note: #${t.id} ${t.strategy} ${t.scenario}: ${t.commits} STT commits, ${t.transcriptsLeft} transcripts left queued`);
   const unjoined = turns.filter((t) => t.ok && t.kind !== 'warmup' && t.logMiss);
   for (const t of unjoined) log(`  note: #${t.id} ${t.strategy} ${t.scenario}: ${t.logMiss}`);
+  const untold = turns.filter((t) => t.ok && t.kind !== 'warmup' && !t.logMiss && t.contentMiss);
+  for (const t of untold) log(`  note: #${t.id} ${t.strategy} ${t.scenario}: first content not told on the ear: ${t.contentMiss}`);
 }
 
 export function printReport(s: Summary, turns: readonly JoinedTurn[], c: PrintContext): void {
   const { log } = c;
   waitTable(s, log);
-  stageTable(s, log);
+  if (c.joinProblems.length === 0) stageTable(s, log);
+  else {
+    log('');
+    log("Stages: NOT REPORTED — the turns did not join with the workers' \"turn latency\" lines:");
+    for (const p of c.joinProblems) log(`  ${p}`);
+  }
   bargeTable(s, log);
   anomalies(s, turns, log);
   log('');

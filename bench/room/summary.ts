@@ -1,6 +1,8 @@
 /**
- * Figures from the joined turns: per strategy x language (and overall) the caller's wait and
- * every stage as p50/p90 after the last voiced sample, ratios to the official plugin, barge-in.
+ * Figures from the joined turns: per strategy x language (and overall) the caller's first sound
+ * (acknowledgement or reply) and first content (the reply itself), on the caller's ear and as the
+ * worker logged them, every stage as p50/p90 after the last voiced sample, ratios to the official
+ * plugin, barge-in.
  * Failed turns are counted and listed, never dropped: percentiles are over the turns that
  * produced a number, next to how many did not.
  */
@@ -24,8 +26,19 @@ export interface Group {
   planned: number;
   turns: number;
   misses: string[];
-  callerWaitP50Ms: number | null;
-  callerWaitP90Ms: number | null;
+  /** The caller's ear: first agent audio, and the reply's first audio (turns where its tone told it). */
+  firstSound: Dist;
+  firstContent: Dist;
+  /** The worker's `firstSoundMs` / `firstContentMs` of the joined turns (its estimate of the caller's clock). */
+  workerFirstSound: Dist;
+  workerFirstContent: Dist;
+  /** |ear - worker| per turn: how far the worker's estimate of the caller's clock was from the caller's own. */
+  soundOff: Dist;
+  contentOff: Dist;
+  /** Turns measured whose reply the ear could not tell from the acknowledgement. */
+  contentMisses: number;
+  /** How the acknowledgement went, per the worker's lines (played, skipped ...). */
+  acks: Record<string, number>;
   stages: Record<StageKey | 'transport', Dist>;
   livekit: Record<'endOfUtteranceDelayMs' | 'transcriptionDelayMs' | 'llmTtftMs' | 'ttsTtfbMs', Dist>;
   /** Replies with a silence of 100 ms or more inside them, and their total silence. */
@@ -46,22 +59,30 @@ export interface BargeGroup {
   callerWait: Dist;
 }
 
-export interface Ratio {
-  language: string;
+export interface Pair {
   p50: number | null;
   p90: number | null;
 }
 
-export interface ScenarioRow {
-  scenario: string;
-  cells: Record<string, Dist>;
+/** firstword / LiveKit's plugin, per figure. */
+export interface Ratio {
+  language: string;
+  firstSound: Pair;
+  firstContent: Pair;
+  workerFirstSound: Pair;
+  workerFirstContent: Pair;
 }
 
-/** The same caller wait over the turns that ended with the machine's 1-minute load at most `maxLoad`. */
+export interface ScenarioRow {
+  scenario: string;
+  cells: Record<string, { sound: Dist; content: Dist }>;
+}
+
+/** The same figures over the turns that ended with the machine's 1-minute load at most `maxLoad`. */
 export interface QuietView {
   maxLoad: number;
-  cells: Array<{ name: string; wait: Dist; meanLoad: number | null }>;
-  ratio: Ratio;
+  cells: Array<{ name: string; sound: Dist; content: Dist; meanLoad: number | null }>;
+  ratio: { firstSound: Pair; firstContent: Pair };
 }
 
 export interface Summary {
@@ -82,23 +103,33 @@ export function dist(values: ReadonlyArray<number | undefined>): Dist {
   return { n: present.length, p50Ms: round(percentile(present, 50)), p90Ms: round(percentile(present, 90)) };
 }
 
+const off = (ear: number | undefined, worker: number | undefined) => (ear === undefined || worker === undefined ? undefined : Math.abs(ear - worker));
+
 const describeMiss = (t: JoinedTurn) => `#${t.id} ${t.scenario}: ${t.error ?? 'no figure'}`;
 
 function group(name: string, language: string, turns: readonly JoinedTurn[]): Group {
   const ok = turns.filter((t) => t.ok && t.callerWaitMs !== undefined);
   const stages = {} as Group['stages'];
   for (const key of STAGE_KEYS) stages[key] = dist(ok.map((t) => t.stages[key]));
-  stages.transport = dist(ok.map((t) => (t.stages.playbackStarted === undefined ? undefined : t.callerWaitMs! - t.stages.playbackStarted)));
+  // The reply's first frame from the worker's output to the caller's ear.
+  stages.transport = dist(ok.map((t) => (t.stages.playbackStarted === undefined || t.stages.received === undefined ? undefined : t.stages.received - t.stages.playbackStarted)));
   const lk = (key: keyof Group['livekit']) => dist(ok.map((t) => t.livekit?.[key]));
-  const wait = dist(ok.map((t) => t.callerWaitMs));
+  const acks: Record<string, number> = {};
+  for (const t of ok) if (t.worker) acks[t.worker.ack ?? 'none'] = (acks[t.worker.ack ?? 'none'] ?? 0) + 1;
   return {
     name,
     language,
     planned: turns.length,
     turns: ok.length,
     misses: turns.filter((t) => !ok.includes(t)).map(describeMiss),
-    callerWaitP50Ms: wait.p50Ms,
-    callerWaitP90Ms: wait.p90Ms,
+    firstSound: dist(ok.map((t) => t.callerWaitMs)),
+    firstContent: dist(ok.map((t) => t.firstContentMs)),
+    workerFirstSound: dist(ok.map((t) => t.worker?.firstSoundMs)),
+    workerFirstContent: dist(ok.map((t) => t.worker?.firstContentMs)),
+    soundOff: dist(ok.map((t) => off(t.callerWaitMs, t.worker?.firstSoundMs))),
+    contentOff: dist(ok.map((t) => off(t.firstContentMs, t.worker?.firstContentMs))),
+    contentMisses: ok.filter((t) => t.firstContentMs === undefined).length,
+    acks,
     stages,
     livekit: { endOfUtteranceDelayMs: lk('endOfUtteranceDelayMs'), transcriptionDelayMs: lk('transcriptionDelayMs'), llmTtftMs: lk('llmTtftMs'), ttsTtfbMs: lk('ttsTtfbMs') },
     gapTurns: ok.filter((t) => (t.gaps ?? 0) > 0).length,
@@ -123,6 +154,7 @@ function bargeGroup(name: string, language: string, turns: readonly JoinedTurn[]
 }
 
 const ratio = (a: number | null | undefined, b: number | null | undefined) => (a == null || b == null || b === 0 ? null : Math.round((a / b) * 1000) / 1000);
+const pair = (fw: Dist | undefined, lk: Dist | undefined): Pair => ({ p50: ratio(fw?.p50Ms, lk?.p50Ms), p90: ratio(fw?.p90Ms, lk?.p90Ms) });
 
 export function summarize(turns: readonly JoinedTurn[]): Summary {
   const strategies = [...new Set(turns.map((t) => t.strategy))];
@@ -141,13 +173,24 @@ export function summarize(turns: readonly JoinedTurn[]): Summary {
   const ratios = [...languages, 'all'].map((language) => {
     const fw = find('firstword', language);
     const lk = find('livekit-cartesia', language);
-    return { language, p50: ratio(fw?.callerWaitP50Ms, lk?.callerWaitP50Ms), p90: ratio(fw?.callerWaitP90Ms, lk?.callerWaitP90Ms) };
+    return {
+      language,
+      firstSound: pair(fw?.firstSound, lk?.firstSound),
+      firstContent: pair(fw?.firstContent, lk?.firstContent),
+      workerFirstSound: pair(fw?.workerFirstSound, lk?.workerFirstSound),
+      workerFirstContent: pair(fw?.workerFirstContent, lk?.workerFirstContent),
+    };
   });
   const order = (name: string) => SCENARIOS.findIndex((s) => s.name === name);
   const names = [...new Set(turns.filter((t) => t.kind === 'turn').map((t) => t.scenario))].sort((a, b) => order(a) - order(b));
   const scenarios = names.map((scenario) => ({
     scenario,
-    cells: Object.fromEntries(strategies.map((s) => [s, dist(turns.filter((t) => t.kind === 'turn' && t.scenario === scenario && t.strategy === s && t.ok).map((t) => t.callerWaitMs))])),
+    cells: Object.fromEntries(
+      strategies.map((s) => {
+        const mine = turns.filter((t) => t.kind === 'turn' && t.scenario === scenario && t.strategy === s && t.ok);
+        return [s, { sound: dist(mine.map((t) => t.callerWaitMs)), content: dist(mine.map((t) => t.firstContentMs)) }];
+      }),
+    ),
   }));
   return { strategies, quiet: quietView(turns, strategies), groups, ratios, barge, scenarios, warmups: turns.filter((t) => t.kind === 'warmup') };
 }
@@ -157,18 +200,20 @@ function quietView(turns: readonly JoinedTurn[], strategies: readonly string[], 
   const cells = strategies.map((name) => {
     const mine = measured.filter((t) => t.strategy === name);
     const loads = mine.map((t) => t.load1).filter((v): v is number => v !== undefined);
+    const quiet = mine.filter((t) => t.load1 !== undefined && t.load1 <= maxLoad);
     return {
       name,
-      wait: dist(mine.filter((t) => t.load1 !== undefined && t.load1 <= maxLoad).map((t) => t.callerWaitMs)),
+      sound: dist(quiet.map((t) => t.callerWaitMs)),
+      content: dist(quiet.map((t) => t.firstContentMs)),
       meanLoad: loads.length ? Math.round((loads.reduce((a, b) => a + b, 0) / loads.length) * 100) / 100 : null,
     };
   });
-  const fw = cells.find((c) => c.name === 'firstword')?.wait;
-  const lk = cells.find((c) => c.name === 'livekit-cartesia')?.wait;
-  return { maxLoad, cells, ratio: { language: 'all', p50: ratio(fw?.p50Ms, lk?.p50Ms), p90: ratio(fw?.p90Ms, lk?.p90Ms) } };
+  const fw = cells.find((c) => c.name === 'firstword');
+  const lk = cells.find((c) => c.name === 'livekit-cartesia');
+  return { maxLoad, cells, ratio: { firstSound: pair(fw?.sound, lk?.sound), firstContent: pair(fw?.content, lk?.content) } };
 }
 
-export function toJson(summary: Summary, turns: readonly JoinedTurn[], run: { args: RoomArgs; loadBefore: string; loadAfter: string; wallMs: number; driver: unknown; workerWarnings: unknown; fatal: string | null }) {
+export function toJson(summary: Summary, turns: readonly JoinedTurn[], run: { args: RoomArgs; loadBefore: string; loadAfter: string; wallMs: number; driver: unknown; workerWarnings: unknown; fatal: string | null; joinProblems: string[] }) {
   return {
     strategies: summary.groups.filter((g) => g.language !== 'all'),
     overall: summary.groups.filter((g) => g.language === 'all'),

@@ -7,6 +7,7 @@
 import type { Control } from './control.js';
 import type { Ear, Heard } from './ear.js';
 import type { Mic } from './mic.js';
+import { type PitchRun, pitchRuns, replyTones } from './pitch.js';
 import type { TurnSpec } from './plan.js';
 
 export interface ClipData {
@@ -36,8 +37,12 @@ export interface TurnResult {
   firstAudioAt?: number;
   /** How much later than its arrival the caller's event loop read that frame. */
   firstAudioReadLagMs?: number;
-  /** Last voiced sample out → first agent frame with speech energy in. */
+  /** Last voiced sample out → first agent frame with speech energy in: the first sound, acknowledgement or reply. */
   callerWaitMs?: number;
+  /** Runs of one tone heard after the last voiced sample, until the reply ended or the caller cut in (bench/room/pitch.ts). */
+  heard?: PitchRun[];
+  /** The tones the Cartesia fake voiced reply text at during the turn. */
+  replyTones?: number[];
   replyEndAt?: number;
   /** Agent audio above the threshold in the reply (ms), and silences of 100 ms or more inside it. */
   replyAudioMs?: number;
@@ -89,6 +94,7 @@ export async function runTurn(spec: TurnSpec, caller: Caller, control: Control, 
   await sleep(spec.pauseBeforeMs);
 
   const before = await control.openaiStats();
+  const voicedBefore = await control.cartesiaVoicedCount();
   await control.cartesiaOptions({ msPerChar: spec.msPerChar });
   await control.expect(spec.transcript);
   const clip = clips.get(spec.clip)!;
@@ -134,6 +140,10 @@ export async function runTurn(spec: TurnSpec, caller: Caller, control: Control, 
   const after = await control.openaiStats();
   result.commits = after.utterances.length - before.utterances.length;
   result.transcriptsLeft = after.transcriptsQueued;
+  result.replyTones = replyTones(await control.cartesiaVoicedSince(voicedBefore));
+  // Up to the cut-in: what came before it is the first reply, the only one timed.
+  const heardUntil = result.barge?.startAt ?? ended ?? Date.now();
+  result.heard = pitchRuns(ear.frames, lastVoicedAt, heardUntil, threshold, (f) => ear.arrivalOf(f)).slice(0, 40);
   result.micStalls = mic.stalls - result.micStalls;
   result.maxReadGapMs = ear.maxReadGapMs;
   // Arrival times are settled only now that later frames bound them (Ear.arrivalOf).
