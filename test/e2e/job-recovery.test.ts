@@ -5,20 +5,16 @@
  * fault drills' rtc-node caller (scripts/faults/caller.ts) speaking real speech; the job's process
  * is found the way `npm run faults` finds it (its "caller joined" line names its pid).
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { prepareClips } from '../../bench/room/speech.js';
 import type { DriverEvent } from '../../bench/room/stack-run.js';
-import { type CallerHandle, logLines, startCaller } from '../../scripts/faults/drill.js';
+import { CONVERSATION, type CallerHandle, logLines, startCaller } from '../../scripts/faults/drill.js';
 import { RESUME_GREETINGS } from '../../src/recovery/greeting.js';
-import { type E2EStack, requireStack, startStack } from './stack.js';
+import { startFaultStack } from './fault-stack.js';
+import { type E2EStack, requireStack } from './stack.js';
 
 const available = requireStack();
 
 const AGENT = 'firstword-recovery';
-const USER = 'What time does the pharmacy open tomorrow?';
-const REPLY = 'The pharmacy opens at nine. It closes at six.';
 const note = (line: string) => process.stderr.write(`  ${line}\n`);
 
 describe.skipIf(!available)('a job process killed mid-call', () => {
@@ -27,20 +23,7 @@ describe.skipIf(!available)('a job process killed mid-call', () => {
   let clip: { file: string; firstVoiced: number; lastVoiced: number };
 
   beforeAll(async () => {
-    work = join('out', 'e2e-job-recovery');
-    mkdirSync(work, { recursive: true });
-    const clips = await prepareClips([{ key: 'speech', text: USER, language: 'en' }], join(work, 'speech'));
-    const spoken = clips.get('speech')!;
-    clip = { file: spoken.file, firstVoiced: spoken.firstVoiced, lastVoiced: spoken.lastVoiced };
-    const scriptFile = join(work, 'openai-script.json');
-    writeFileSync(scriptFile, `${JSON.stringify({ script: [{ match: 'pharmacy', reply: REPLY }] })}\n`);
-    stack = await startStack({
-      tts: 'cartesia',
-      agentName: AGENT,
-      web: false,
-      workerEnv: { AGENT_PROCESS_START_TIMEOUT_S: '60' },
-      fakeArgs: { openai: ['--script', scriptFile], cartesia: ['--options', JSON.stringify({ audio: 'audible', msPerChar: 60, firstByteDelayMs: 120 })] },
-    });
+    ({ stack, work, clip } = await startFaultStack('job-recovery', AGENT));
   }, 180_000);
 
   afterAll(async () => {
@@ -50,7 +33,7 @@ describe.skipIf(!available)('a job process killed mid-call', () => {
   it('removes the dead agent, and a new one apologises and answers the next turn', async () => {
     const worker = stack.state.processes.find((p) => p.name === 'worker')!;
     const room = `recovery-${Date.now().toString(36)}`;
-    const plan = { room, agentName: AGENT, joinDeadlineMs: 90_000, clip, transcript: USER, turnFirst: true, turnAtEnd: true, holdMaxMs: 120_000 };
+    const plan = { room, agentName: AGENT, joinDeadlineMs: 90_000, clip, transcript: CONVERSATION.user, turnFirst: true, turnAtEnd: true, holdMaxMs: 120_000 };
     const caller: CallerHandle = startCaller(stack.state, work, 'recovery', plan, note);
     try {
       const first = await caller.next((e) => e.bench === 'turn' || e.bench === 'error', 150_000);
@@ -102,8 +85,11 @@ describe.skipIf(!available)('a job process killed mid-call', () => {
       // It was given the first turn (the caller's words and the reply), which had been answered.
       expect(first, JSON.stringify(caller.events)).toMatchObject({ ok: true });
       expect(Number(resumed!.historyTurns)).toBeGreaterThanOrEqual(2);
-      // And the call goes on.
+      // And the call goes on, from the conversation so far: the model answered the next question
+      // with the first answer in the chat it was sent, and never without it.
       expect(after, JSON.stringify(caller.events)).toMatchObject({ ok: true });
+      expect(after!.replies).toContain(CONVERSATION.replyWithHistory);
+      expect(after!.replies).not.toContain(CONVERSATION.reply);
     } finally {
       caller.stop();
       await caller.exited;

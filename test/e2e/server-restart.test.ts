@@ -9,15 +9,13 @@
  * speaking real (eSpeak) speech; after the restart it lists the room's agents through the
  * server's API for 15 s.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { prepareClips } from '../../bench/room/speech.js';
 import type { DriverEvent } from '../../bench/room/stack-run.js';
 import { CONVERSATION, logLines, startCaller } from '../../scripts/faults/drill.js';
 import { restartComponent } from '../../scripts/stack/stack.js';
 import { freshRoom, waitFor } from './agent-calls.js';
-import { type E2EStack, requireStack, startStack } from './stack.js';
+import { startFaultStack } from './fault-stack.js';
+import { type E2EStack, requireStack } from './stack.js';
 
 const available = requireStack();
 const AGENT = 'firstword-restart';
@@ -28,18 +26,7 @@ describe.skipIf(!available)('livekit-server restarted during a call', () => {
   let clip: { file: string; firstVoiced: number; lastVoiced: number };
 
   beforeAll(async () => {
-    work = join('out', 'e2e-server-restart');
-    mkdirSync(work, { recursive: true });
-    clip = (await prepareClips([{ key: 'speech', text: CONVERSATION.user, language: 'en' }], join(work, 'speech'))).get('speech')!;
-    const scriptFile = join(work, 'openai-script.json');
-    writeFileSync(scriptFile, CONVERSATION.script());
-    stack = await startStack({
-      tts: 'cartesia',
-      agentName: AGENT,
-      web: false,
-      workerEnv: { AGENT_PROCESS_START_TIMEOUT_S: '60' },
-      fakeArgs: { openai: ['--script', scriptFile], cartesia: ['--options', JSON.stringify({ audio: 'audible', msPerChar: 60, firstByteDelayMs: 120 })] },
-    });
+    ({ stack, work, clip } = await startFaultStack('server-restart', AGENT));
   }, 180_000);
 
   afterAll(async () => {
