@@ -113,8 +113,17 @@ export function workerEnv(s: WorkerSettings): Record<string, string> {
  * draining worker with live calls died with exit 143 that way). Ready when the framework logs `registered worker`: the server drops a job
  * that finds no registered worker, so nothing may be dispatched before that line.
  */
-export async function startWorker(l: Launcher, s: WorkerSettings, name = 'worker'): Promise<Started> {
-  const proc = l.start(name, process.execPath, ['--import', 'tsx', 'src/agent.ts', 'start'], workerEnv(s));
+/** Which worker runs: firstword's own by default; a benchmark's comparison worker otherwise. */
+export interface WorkerLaunch {
+  /** The agent file, relative to the repository (`src/agent.ts`). */
+  script?: string;
+  /** Hears the worker's pid at once, before it registers (its job processes start meanwhile). */
+  onSpawn?: (pid: number) => void;
+}
+
+export async function startWorker(l: Launcher, s: WorkerSettings, name = 'worker', launch: WorkerLaunch = {}): Promise<Started> {
+  const proc = l.start(name, process.execPath, ['--import', 'tsx', launch.script ?? 'src/agent.ts', 'start'], workerEnv(s));
+  launch.onSpawn?.(proc.record.pid);
   await poll('the worker to log "registered worker"', () => jsonLine(proc.record.logFile, (v) => v.msg === 'registered worker'), {
     timeoutMs: 90_000,
     process: proc,

@@ -17,6 +17,7 @@ import {
   startRedis,
   startWeb,
   startWorker,
+  type WorkerLaunch,
 } from './components.js';
 import {
   CLI_STATE_FILE,
@@ -216,11 +217,12 @@ export interface ExtraWorkerOptions {
 }
 
 /**
- * Another production worker (`node --import tsx src/agent.ts start`) in a running stack, ready once it logged
- * `registered worker`. It is recorded in the state file, so `down` stops it if the caller did not;
- * the returned handle lets a test signal it and wait for its exit status.
+ * Another production worker (`node --import tsx src/agent.ts start`, or `launch.script` for a
+ * benchmark's comparison worker) in a running stack, ready once it logged `registered worker`. It
+ * is recorded in the state file, so `down` stops it if the caller did not; the returned handle
+ * lets a test signal it and wait for its exit status.
  */
-export async function startExtraWorker(state: StackState, options: ExtraWorkerOptions): Promise<Started> {
+export async function startExtraWorker(state: StackState, options: ExtraWorkerOptions, launch: WorkerLaunch = {}): Promise<Started> {
   if (options.name === 'worker' || state.processes.some((p) => p.name === options.name)) {
     throw new Error(`a process named ${options.name} already belongs to this stack`);
   }
@@ -233,7 +235,7 @@ export async function startExtraWorker(state: StackState, options: ExtraWorkerOp
     httpPort: options.httpPort,
     extraEnv: options.env,
   };
-  return startWorker(launcherFor(state, baseEnv()), settings, options.name);
+  return startWorker(launcherFor(state, baseEnv()), settings, options.name, launch);
 }
 
 /**
