@@ -24,8 +24,12 @@ export interface CallCapOptions {
 export interface CallCap {
   /** `ServerOptions.loadFunc`: the share of the cap in use (also how the cap learns of the server). */
   loadFunc(server: ServerWithJobs): Promise<number>;
-  /** `ServerOptions.requestFunc`: accept while under the cap, else reject. */
-  requestFunc(request: Pick<JobRequest, 'id' | 'accept' | 'reject'>): Promise<void>;
+  /**
+   * `ServerOptions.requestFunc`: accept while under the cap, else reject. A job that `replaces` one
+   * whose process died (src/recovery) takes that job's place: the dead one, maybe still listed
+   * for a moment, is not counted against it.
+   */
+  requestFunc(request: Pick<JobRequest, 'id' | 'accept' | 'reject'> & { replaces?: string }): Promise<void>;
   /** Calls counted now: running, plus accepted and not yet running. */
   calls(): number;
 }
@@ -36,11 +40,11 @@ export function createCallCap(options: CallCapOptions): CallCap {
   const accepted = new Map<string, number>();
   let server: ServerWithJobs | undefined;
 
-  const calls = () => {
+  const calls = (except?: string) => {
     const running = new Set((server?.activeJobs ?? []).map((info) => info.job.id));
     const t = now();
     for (const [id, at] of accepted) if (running.has(id) || t - at > reservationMs) accepted.delete(id);
-    return running.size + accepted.size;
+    return running.size + accepted.size - (except !== undefined && running.has(except) ? 1 : 0);
   };
 
   return {
@@ -49,7 +53,7 @@ export function createCallCap(options: CallCapOptions): CallCap {
       return Math.min(1, calls() / options.maxCalls);
     },
     async requestFunc(request) {
-      const counted = calls();
+      const counted = calls(request.replaces);
       if (counted >= options.maxCalls) {
         options.onRefuse?.({ jobId: request.id, calls: counted, maxCalls: options.maxCalls });
         await request.reject();
@@ -58,6 +62,6 @@ export function createCallCap(options: CallCapOptions): CallCap {
       accepted.set(request.id, now());
       await request.accept();
     },
-    calls,
+    calls: () => calls(),
   };
 }

@@ -62,7 +62,17 @@ export interface RecoveryOutcome {
  * down, say) ended no call, and gets a warning instead. Never throws: a failed step is logged and
  * the rest skipped.
  */
-export async function recoverFromExit(exit: JobProcessExit, api: RecoveryApi, options: { agentName: string; logger: RecoveryLogger }): Promise<RecoveryOutcome | undefined> {
+export interface RecoveryOptions {
+  agentName: string;
+  logger: RecoveryLogger;
+  /**
+   * Resolves once LiveKit may send this worker the new job (true), or false when it waited in vain:
+   * a worker that last reported itself full gets no dispatch (src/lifecycle/load-reports.ts).
+   */
+  readyToServe?: () => Promise<boolean>;
+}
+
+export async function recoverFromExit(exit: JobProcessExit, api: RecoveryApi, options: RecoveryOptions): Promise<RecoveryOutcome | undefined> {
   const { unexpected, how } = classifyExit(exit.code, exit.signal);
   if (!unexpected) return undefined;
   const { logger } = options;
@@ -94,6 +104,9 @@ export async function recoverFromExit(exit: JobProcessExit, api: RecoveryApi, op
     }
     if (plan.historyError) logger.warn({ room: fields.room, job: fields.job, error: plan.historyError }, 'the dead agent left no readable history; resuming without it');
     const metadata = encodeResumeMetadata({ id: exit.info.job.id, metadata: exit.info.job.metadata }, plan.history);
+    if (options.readyToServe && !(await options.readyToServe())) {
+      logger.warn({ room: fields.room, job: fields.job }, 'LiveKit still takes this worker as full; dispatching the resumed call anyway (another worker may take it)');
+    }
     const dispatch = await api.createDispatch(roomName!, options.agentName, { metadata });
     logger.info({ room: fields.room, job: fields.job, dispatch: dispatch.id, historyTurns: plan.history.length }, 'dispatched a new agent to resume the call');
     return { plan: 'resume', dispatchId: dispatch.id };

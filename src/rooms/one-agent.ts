@@ -72,7 +72,7 @@ export interface WorkerWithJobs {
 }
 
 type Request = Pick<JobRequest, 'id' | 'accept' | 'reject'> & { readonly room?: { name: string }; readonly job?: { metadata?: string } };
-type RequestFunc = (request: Pick<JobRequest, 'id' | 'accept' | 'reject'>) => Promise<void>;
+type RequestFunc = (request: Pick<JobRequest, 'id' | 'accept' | 'reject'> & { replaces?: string }) => Promise<void>;
 
 export interface OneAgentOptions {
   /** The worker, once it exists (the request handler is built before it). */
@@ -105,6 +105,7 @@ export function oneAgentPerRoom(next: RequestFunc | undefined, options: OneAgent
     }
     const stamped = {
       id: request.id,
+      ...(replaces !== undefined ? { replaces } : {}),
       reject: () => request.reject(),
       accept: () => request.accept('', '', '', { [SINCE_ATTRIBUTE]: String(now()) }),
     };

@@ -54,4 +54,19 @@ describe('AGENT_MAX_CALLS as a hard cap', () => {
     await cap.requestFunc(next);
     expect(next.answer.value).toBe('accepted');
   });
+
+  it('lets a job that replaces a dead one (a resumed call) take its place at the cap, and no other job', async () => {
+    const cap = createCallCap({ maxCalls: 2, now: () => 0 });
+    await cap.loadFunc({ activeJobs: [{ job: { id: 'dead' } }, { job: { id: 'other' } }] });
+    const stranger = request('new');
+    await cap.requestFunc(stranger);
+    expect(stranger.answer.value).toBe('rejected');
+    const resumed = { ...request('resumed'), replaces: 'dead' };
+    await cap.requestFunc(resumed);
+    expect(resumed.answer.value).toBe('accepted');
+    // Replacing a job that is not running frees nothing.
+    const bogus = { ...request('bogus'), replaces: 'gone-long-ago' };
+    await cap.requestFunc(bogus);
+    expect(bogus.answer.value).toBe('rejected');
+  });
 });

@@ -89,6 +89,25 @@ describe('a job process exiting', () => {
     expect(JSON.stringify(lines)).toContain('0123');
   });
 
+  it('at its call cap, the worker dispatches only once LiveKit has been told it has room again', async () => {
+    const api = fakeApi([deadAgent, caller]);
+    const { lines, logger } = recordingLogger();
+    let told!: (ok: boolean) => void;
+    const recovering = recoverFromExit(exitOf(null, 'SIGKILL'), api, { agentName: 'fw', logger, readyToServe: () => new Promise((resolve) => (told = resolve)) });
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(api.calls).toEqual([`list ${ROOM}`, 'remove agent-AJ_dead']);
+    told(true);
+    expect(await recovering).toEqual({ plan: 'resume', dispatchId: 'AD_new' });
+    expect(lines.map((l) => l.level)).toEqual(['error', 'info']);
+  });
+
+  it('when LiveKit still takes the worker as full after the wait, it dispatches anyway and says so', async () => {
+    const api = fakeApi([deadAgent, caller]);
+    const { lines, logger } = recordingLogger();
+    expect(await recoverFromExit(exitOf(null, 'SIGKILL'), api, { agentName: 'fw', logger, readyToServe: async () => false })).toEqual({ plan: 'resume', dispatchId: 'AD_new' });
+    expect(lines.map((l) => l.level)).toEqual(['error', 'warn', 'info']);
+  });
+
   it('a process that died after its agent had left the room ended no call: a warning, nothing else', async () => {
     const api = fakeApi([caller]);
     const { lines, logger } = recordingLogger();

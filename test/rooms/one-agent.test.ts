@@ -111,6 +111,18 @@ describe('the worker declines a second agent for a room it serves', () => {
     expect(resumesAnother.answer.value).toBe('rejected');
   });
 
+  it('tells the next handler (the call cap) which dead job a resumption replaces', async () => {
+    const seen: Array<string | undefined> = [];
+    const next = async (r: { replaces?: string; accept: () => Promise<void> }) => {
+      seen.push(r.replaces);
+      await r.accept();
+    };
+    const handle = oneAgentPerRoom(next, { worker: () => undefined });
+    await handle({ ...request('AJ_resume', 'call-1'), job: { metadata: encodeResumeMetadata({ id: 'AJ_dead', metadata: undefined }, []) } });
+    await handle(request('AJ_plain', 'call-2'));
+    expect(seen).toEqual(['AJ_dead', undefined]);
+  });
+
   it('accepts again once the room\'s job has ended', async () => {
     const worker = { activeJobs: [{ job: { id: 'AJ_old', room: { name: 'call-1' } } }] };
     const handle = oneAgentPerRoom(undefined, { worker: () => worker });
