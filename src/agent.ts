@@ -25,8 +25,18 @@ import { type AppConfig, ConfigError, loadConfig, loadEnvFile, redactedConfig, s
 import { protectBargeIn } from './audio/barge-in-output.js';
 import { attachJobTurnBudget, startWorkerMetrics } from './latency/worker.js';
 import { createCallCap } from './lifecycle/call-cap.js';
+import { watchLoadReports } from './lifecycle/load-reports.js';
 import { runAgentApp, runWorkerSettings } from './lifecycle/index.js';
-import { chatContextOf, greetResumedCall, keepHistory, readDispatchMetadata, resumeGreeting, startJobRecovery } from './recovery/index.js';
+import {
+  chatContextOf,
+  greetResumedCall,
+  handOverIfRoomLost,
+  keepHistory,
+  recoveryApiOf,
+  readDispatchMetadata,
+  resumeGreeting,
+  startJobRecovery,
+} from './recovery/index.js';
 import { keepOneAgentPerCall, oneAgentRequests } from './rooms/index.js';
 import { createAssistant, createSession } from './session.js';
 import { describeCaller, greetSipCaller, greetingFor } from './sip/index.js';
@@ -197,8 +207,10 @@ export async function entry(ctx: JobContext<ProcessData>): Promise<void> {
   }
   const heldForCaller = held && held.text === (apology ? apology.text : caller.channel === 'sip' ? caller.greeting : undefined) ? held : undefined;
   if (!heldForCaller) held?.cancel();
-  const stopHistory = keepHistory(session, ctx.room.localParticipant, dispatch.resume?.history ?? [], logger);
-  ctx.addShutdownCallback(async () => stopHistory());
+  const history = keepHistory(session, ctx.room.localParticipant, dispatch.resume?.history ?? [], logger);
+  ctx.addShutdownCallback(async () => history.stop());
+  // A room connection lost for good (not the caller leaving): the call goes to a new agent.
+  handOverIfRoomLost(ctx, recoveryApiOf(config), history.turns, logger);
   // A resumed call gets an apology in the caller's language instead of a welcome.
   const resumed = greetResumedCall(session, dispatch, apology, logger, heldForCaller?.audio);
   if (!resumed && greetSipCaller(session, caller, heldForCaller?.audio)) {
@@ -231,6 +243,8 @@ function ackPhrases(config: AppConfig): { phrases: Partial<typeof EARLY_ACK_PHRA
 export default defineAgent<ProcessData>({ prewarm, entry });
 
 const WORKER_COMMANDS = new Set(['start', 'dev', 'connect']);
+/** Two of the framework's 2.5 s load reports: the dead job has left the count by then. */
+const RESUME_WAIT_FOR_ROOM_MS = 6000;
 
 /**
  * Validates the configuration before handing over to the LiveKit CLI, so that a missing variable
@@ -252,8 +266,6 @@ export function runWorkerCli(argv: string[] = process.argv): void {
     process.stderr.write(`${error.message}\n`);
     process.exit(1);
   }
-  // A job process that dies during a call: its agent is taken out and a new one resumes the call.
-  startJobRecovery(config);
   const metricsPort = config.metrics.port;
   if (metricsPort !== undefined) {
     // A metrics port that cannot be had is a configuration error like any other: say so and stop.
@@ -269,6 +281,10 @@ export function runWorkerCli(argv: string[] = process.argv): void {
     maxCalls === undefined
       ? undefined
       : createCallCap({ maxCalls, onRefuse: (fields) => log().info(fields, 'at AGENT_MAX_CALLS: refusing a new call') });
+  const loadReports = cap ? watchLoadReports(cap.loadFunc, 1) : undefined;
+  // A job process that dies during a call: its agent is taken out and a new one resumes the call,
+  // once LiveKit knows this worker has room for it.
+  startJobRecovery(config, loadReports ? () => loadReports.available(RESUME_WAIT_FOR_ROOM_MS) : undefined);
   // One request handler: a second agent for a room this worker serves is declined, then the cap.
   const requests = oneAgentRequests(cap?.requestFunc, log);
   const serverOptions = new ServerOptions({
@@ -277,7 +293,7 @@ export function runWorkerCli(argv: string[] = process.argv): void {
     ...(httpPort !== undefined ? { port: httpPort } : {}),
     initializeProcessTimeout: processStartTimeoutMs,
     requestFunc: requests.requestFunc,
-    ...(cap ? { loadFunc: cap.loadFunc, loadThreshold: 1 } : {}),
+    ...(loadReports ? { loadFunc: loadReports.loadFunc, loadThreshold: 1 } : {}),
   });
   // One connection budget for every job process, started before the framework forks any: they
   // inherit its path through the environment. `start` gets the graceful runner (PM2 ready signal,

@@ -22,14 +22,15 @@ interface SessionEvents {
 /**
  * Writes the bounded history (seeded with a resumed call's) to the agent's attributes after each
  * committed message. Writes go one at a time, the latest winning; a failed write is logged once
- * (the call goes on; only a later recovery would miss it). Returns the function that stops it.
+ * (the call goes on; only a later recovery would miss it). Returns the stop, and the history as
+ * it stands (what a job that loses its room hands over, ./lost-room.ts).
  */
 export function keepHistory(
   session: SessionEvents,
   participant: { setAttributes(attributes: Record<string, string>): Promise<void> } | undefined,
   seed: readonly HistoryTurn[],
   logger: JobLogger,
-): () => void {
+): { stop(): void; turns(): readonly HistoryTurn[] } {
   let turns = boundHistory(seed);
   let writing: Promise<void> = Promise.resolve();
   let warned = false;
@@ -47,7 +48,7 @@ export function keepHistory(
       });
   };
   session.on(voice.AgentSessionEventTypes.ConversationItemAdded, onItem);
-  return () => session.off(voice.AgentSessionEventTypes.ConversationItemAdded, onItem);
+  return { stop: () => session.off(voice.AgentSessionEventTypes.ConversationItemAdded, onItem), turns: () => turns };
 }
 
 /** A resumed call's first words, or undefined for a first dispatch. */

@@ -20,20 +20,25 @@ export function liveKitRecoveryApi(livekit: { url: string; apiKey: string; apiSe
   };
 }
 
+/** The server API recovery uses, or undefined without LiveKit credentials in the configuration. */
+export function recoveryApiOf(config: Pick<AppConfig, 'livekit'>): RecoveryApi | undefined {
+  const { url, apiKey, apiSecret } = config.livekit;
+  return url && apiKey && apiSecret ? liveKitRecoveryApi({ url, apiKey, apiSecret }) : undefined;
+}
+
 /**
  * Starts watching. Without LiveKit credentials in the configuration (the framework's own
  * `--url`/`--api-key` flags) there is no server API to call: recovery is off, with one line
  * saying so. A framework whose internals moved turns it off the same way, never the worker.
  */
-export function startJobRecovery(config: Pick<AppConfig, 'livekit' | 'agentName'>): void {
-  const { url, apiKey, apiSecret } = config.livekit;
-  if (!url || !apiKey || !apiSecret) {
+export function startJobRecovery(config: Pick<AppConfig, 'livekit' | 'agentName'>, readyToServe?: () => Promise<boolean>): void {
+  const api = recoveryApiOf(config);
+  if (!api) {
     process.stderr.write('job recovery is off: LIVEKIT_URL, LIVEKIT_API_KEY and LIVEKIT_API_SECRET are needed to resume a call whose job process died\n');
     return;
   }
-  const api = liveKitRecoveryApi({ url, apiKey, apiSecret });
   watchJobProcessExits((exit) => {
-    void recoverFromExit(exit, api, { agentName: config.agentName ?? '', logger: log() });
+    void recoverFromExit(exit, api, { agentName: config.agentName ?? '', logger: log(), ...(readyToServe ? { readyToServe } : {}) });
   }).catch((error: Error) => {
     process.stderr.write(`job recovery is off: ${error.message}\n`);
   });

@@ -14,7 +14,7 @@ describe('the history a job keeps on its agent participant', () => {
   it('writes the bounded history after each message, seeded with the resumed call\'s', async () => {
     const session = new EventEmitter();
     const written: Record<string, string>[] = [];
-    const stop = keepHistory(session as never, { setAttributes: async (a) => void written.push(a) }, [{ role: 'user', text: 'earlier' }], quiet);
+    const kept = keepHistory(session as never, { setAttributes: async (a) => void written.push(a) }, [{ role: 'user', text: 'earlier' }], quiet);
     session.emit(voice.AgentSessionEventTypes.ConversationItemAdded, added('system', 'instructions'));
     session.emit(voice.AgentSessionEventTypes.ConversationItemAdded, added('assistant', 'Sorry — where were we?'));
     for (let i = 0; i < HISTORY_MAX_TURNS; i++) session.emit(voice.AgentSessionEventTypes.ConversationItemAdded, added('user', `turn ${i}`));
@@ -23,7 +23,8 @@ describe('the history a job keeps on its agent participant', () => {
     expect(decodeHistory(written[0]![HISTORY_ATTRIBUTE])).toEqual({ ok: true, value: [{ role: 'user', text: 'earlier' }, { role: 'assistant', text: 'Sorry — where were we?' }] });
     const last = decodeHistory(written.at(-1)![HISTORY_ATTRIBUTE]);
     expect(last.ok && last.value.map((t) => t.text)).toEqual(Array.from({ length: HISTORY_MAX_TURNS }, (_, i) => `turn ${i}`));
-    stop();
+    expect(kept.turns()).toEqual(last.ok ? last.value : []);
+    kept.stop();
     session.emit(voice.AgentSessionEventTypes.ConversationItemAdded, added('user', 'after stop'));
     await settle();
     expect(written).toHaveLength(1 + HISTORY_MAX_TURNS);

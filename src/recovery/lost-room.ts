@@ -1,0 +1,101 @@
+/**
+ * A job whose connection to its room is lost for good (livekit-server restarted and the session
+ * could not be resumed, say) is ended by the framework. Meanwhile the restarted server may have
+ * offered the room to this worker again, which declined while this job was still listed
+ * (src/rooms/one-agent.ts): the caller would be left alone. So the job hands its call over before
+ * it ends: if a caller is still in the room, it takes its own agent out and dispatches a
+ * resumption of itself with the history so far (the dispatch a dead job process gets, ./recover.ts).
+ */
+import type { JobContext } from '@livekit/agents';
+import { DisconnectReason, RoomEvent } from '@livekit/rtc-node';
+import { encodeResumeMetadata } from './dispatch-metadata.js';
+import type { HistoryTurn } from './history.js';
+import type { RecoveryApi, RoomParticipant } from './recover.js';
+
+/** The ways an agent leaves a room on purpose (its own, the server's, or an operator's): no hand-over. */
+const DELIBERATE = new Set<number>([
+  DisconnectReason.CLIENT_INITIATED,
+  DisconnectReason.DUPLICATE_IDENTITY,
+  DisconnectReason.PARTICIPANT_REMOVED,
+  DisconnectReason.ROOM_DELETED,
+  DisconnectReason.ROOM_CLOSED,
+]);
+
+export const isLostConnection = (reason: number | undefined): boolean => !DELIBERATE.has(reason ?? DisconnectReason.UNKNOWN_REASON);
+
+/** rtc-node's ParticipantKind.AGENT, as the server API lists it. */
+const AGENT_KIND = 4;
+
+export interface HandOver {
+  room: string;
+  jobId: string;
+  /** The agent's identity (taken out of the room, where the server may still list it). */
+  identity: string;
+  agentName: string;
+  /** The job's own dispatch metadata, passed on. */
+  originalMetadata: string | undefined;
+  history: () => readonly HistoryTurn[];
+}
+
+interface HandOverLogger {
+  info(fields: Record<string, unknown>, msg: string): void;
+  warn(fields: Record<string, unknown>, msg: string): void;
+}
+
+export type HandOverOutcome = 'dispatched' | 'no caller' | 'another agent' | 'failed';
+
+/** What the room holds for a hand-over: a caller, and no other agent of ours. */
+export function handOverPlan(participants: readonly RoomParticipant[], self: string): 'dispatch' | 'no caller' | 'another agent' {
+  const others = participants.filter((p) => p.identity !== self);
+  if (others.some((p) => Number(p.kind) === AGENT_KIND)) return 'another agent';
+  return others.length > 0 ? 'dispatch' : 'no caller';
+}
+
+/**
+ * Hands the call over (see above). The server may still be coming back: its API is retried for
+ * up to `patienceMs`. Never throws.
+ */
+export async function handOverCall(call: HandOver, api: RecoveryApi, logger: HandOverLogger, patienceMs = 10_000): Promise<HandOverOutcome> {
+  const deadline = Date.now() + patienceMs;
+  let lastError = '';
+  while (Date.now() < deadline) {
+    try {
+      const plan = handOverPlan(await api.listParticipants(call.room), call.identity);
+      if (plan !== 'dispatch') {
+        logger.info({ job: call.jobId, why: plan }, 'lost the connection to the room; nothing to hand over');
+        return plan;
+      }
+      await api.removeParticipant(call.room, call.identity).catch(() => {}); // already gone
+      const metadata = encodeResumeMetadata({ id: call.jobId, metadata: call.originalMetadata }, call.history());
+      const dispatch = await api.createDispatch(call.room, call.agentName, { metadata });
+      logger.warn({ job: call.jobId, dispatch: dispatch.id, historyTurns: call.history().length }, 'lost the connection to the room; dispatched a new agent to carry on the call');
+      return 'dispatched';
+    } catch (error) {
+      lastError = (error as Error).message;
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+  }
+  logger.warn({ job: call.jobId, error: lastError }, 'lost the connection to the room and could not hand the call over');
+  return 'failed';
+}
+
+/**
+ * Watches the job's room; on a lost connection, hands the call over (`handOverCall`), and the
+ * job's shutdown waits for that. Without server credentials (`api` undefined) there is no one to
+ * ask: nothing is watched.
+ */
+export function handOverIfRoomLost(ctx: JobContext<object>, api: RecoveryApi | undefined, history: () => readonly HistoryTurn[], logger: HandOverLogger): void {
+  const room = ctx.job.room?.name;
+  if (!api || !room) return;
+  let handingOver: Promise<unknown> = Promise.resolve();
+  const onDisconnected = (reason?: number) => {
+    if (!isLostConnection(reason)) return;
+    const call = { room, jobId: ctx.job.id, identity: ctx.info.acceptArguments.identity, agentName: ctx.job.agentName, originalMetadata: ctx.job.metadata, history };
+    handingOver = handOverCall(call, api, logger);
+  };
+  ctx.room.on(RoomEvent.Disconnected, onDisconnected);
+  ctx.addShutdownCallback(async () => {
+    ctx.room.off(RoomEvent.Disconnected, onDisconnected);
+    await handingOver;
+  });
+}

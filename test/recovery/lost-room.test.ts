@@ -1,0 +1,82 @@
+import { DisconnectReason } from '@livekit/rtc-node';
+import { describe, expect, it } from 'vitest';
+import { readDispatchMetadata } from '../../src/recovery/dispatch-metadata.js';
+import { handOverCall, handOverPlan, isLostConnection } from '../../src/recovery/lost-room.js';
+import type { RecoveryApi, RoomParticipant } from '../../src/recovery/recover.js';
+
+const self: RoomParticipant = { identity: 'agent-AJ_lost', kind: 4, attributes: {} };
+const caller: RoomParticipant = { identity: 'sip_+14155550123', kind: 3, attributes: {} };
+const otherAgent: RoomParticipant = { identity: 'agent-AJ_other', kind: 4, attributes: {} };
+const history = [
+  { role: 'user' as const, text: 'What time does the pharmacy open tomorrow?' },
+  { role: 'assistant' as const, text: 'It opens at nine.' },
+];
+const call = { room: 'call-1', jobId: 'AJ_lost', identity: self.identity, agentName: 'fw', originalMetadata: '{"caller":"web-1"}', history: () => history };
+
+function api(listings: Array<RoomParticipant[] | Error>): RecoveryApi & { calls: string[]; metadata?: string } {
+  const a = {
+    calls: [] as string[],
+    metadata: undefined as string | undefined,
+    async listParticipants() {
+      const next = listings.length > 1 ? listings.shift()! : listings[0]!;
+      a.calls.push('list');
+      if (next instanceof Error) throw next;
+      return next;
+    },
+    async removeParticipant(_room: string, identity: string) {
+      a.calls.push(`remove ${identity}`);
+    },
+    async createDispatch(_room: string, agentName: string, options: { metadata: string }) {
+      a.calls.push(`dispatch ${agentName}`);
+      a.metadata = options.metadata;
+      return { id: 'AD_next' };
+    },
+  };
+  return a;
+}
+
+const logs = () => {
+  const lines: string[] = [];
+  return { lines, logger: { info: (_f: unknown, msg: string) => lines.push(`info ${msg}`), warn: (_f: unknown, msg: string) => lines.push(`warn ${msg}`) } };
+};
+
+describe('a job that loses its room hands the call over', () => {
+  it('counts a dropped connection as lost, and leaving on purpose (or being put out) as not', () => {
+    for (const reason of [DisconnectReason.UNKNOWN_REASON, DisconnectReason.SIGNAL_CLOSE, DisconnectReason.JOIN_FAILURE, DisconnectReason.SERVER_SHUTDOWN, DisconnectReason.STATE_MISMATCH, undefined]) expect(isLostConnection(reason)).toBe(true);
+    for (const reason of [DisconnectReason.CLIENT_INITIATED, DisconnectReason.PARTICIPANT_REMOVED, DisconnectReason.ROOM_DELETED, DisconnectReason.ROOM_CLOSED, DisconnectReason.DUPLICATE_IDENTITY]) expect(isLostConnection(reason)).toBe(false);
+  });
+
+  it('hands over only when a caller is there and no other agent', () => {
+    expect(handOverPlan([self, caller], self.identity)).toBe('dispatch');
+    expect(handOverPlan([caller], self.identity)).toBe('dispatch');
+    expect(handOverPlan([self], self.identity)).toBe('no caller');
+    expect(handOverPlan([self, caller, otherAgent], self.identity)).toBe('another agent');
+  });
+
+  it('takes its own agent out, then dispatches a resumption of itself with the history so far', async () => {
+    const server = api([[self, caller]]);
+    const { lines, logger } = logs();
+    expect(await handOverCall(call, server, logger)).toBe('dispatched');
+    expect(server.calls).toEqual(['list', 'remove agent-AJ_lost', 'dispatch fw']);
+    expect(readDispatchMetadata(server.metadata)).toEqual({ original: '{"caller":"web-1"}', resume: { resumeOf: 'AJ_lost', original: '{"caller":"web-1"}', history } });
+    expect(lines).toEqual(['warn lost the connection to the room; dispatched a new agent to carry on the call']);
+  });
+
+  it('waits for a server still coming back, and gives up with one warning after its patience', async () => {
+    const server = api([new Error('connect ECONNREFUSED'), new Error('connect ECONNREFUSED'), [self, caller]]);
+    expect(await handOverCall(call, server, logs().logger, 5000)).toBe('dispatched');
+    const down = api([new Error('connect ECONNREFUSED')]);
+    const { lines, logger } = logs();
+    expect(await handOverCall(call, down, logger, 1200)).toBe('failed');
+    expect(down.calls.every((c) => c === 'list')).toBe(true);
+    expect(lines).toEqual(['warn lost the connection to the room and could not hand the call over']);
+  });
+
+  it('dispatches nothing when the caller has gone or another agent is there', async () => {
+    const empty = api([[self]]);
+    expect(await handOverCall(call, empty, logs().logger)).toBe('no caller');
+    const taken = api([[caller, otherAgent]]);
+    expect(await handOverCall(call, taken, logs().logger)).toBe('another agent');
+    expect([...empty.calls, ...taken.calls]).toEqual(['list', 'list']);
+  });
+});
