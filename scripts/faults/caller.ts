@@ -36,6 +36,10 @@ export interface FaultCallerPlan {
   holdMaxMs: number;
   /** Before the last turn, watch which agents the server lists in the room for this long, and report them. */
   agentsWatchMs?: number;
+  /** During the hold, take a turn this often (a soak's caller: `npm run soak`). */
+  turnEveryMs?: number;
+  /** During the hold, take a turn (`reconnected`) as soon as the connection is back after a server restart. */
+  turnOnReconnect?: boolean;
 }
 
 const emit = (kind: string, body: Record<string, unknown> = {}) => process.stdout.write(`${JSON.stringify({ bench: kind, at: Date.now(), ...body })}\n`);
@@ -76,26 +80,43 @@ async function main(): Promise<void> {
   });
   caller.room.on(RoomEvent.ConnectionStateChanged, (state) => emit('event', { what: `connection state ${state}` }));
   caller.room.on(RoomEvent.Reconnecting, () => emit('event', { what: 'reconnecting' }));
-  caller.room.on(RoomEvent.Reconnected, () => emit('event', { what: 'reconnected' }));
+  let reconnectedAt: number | undefined;
+  caller.room.on(RoomEvent.Reconnected, () => {
+    reconnectedAt ??= Date.now();
+    emit('event', { what: 'reconnected' });
+  });
   caller.room.on(RoomEvent.Disconnected, (reason) => emit('event', { what: `disconnected (${String(reason)})` }));
   caller.room.on(RoomEvent.ParticipantDisconnected, (p) => emit('event', { what: `participant left: ${p.identity}`, agent: p.kind === ParticipantKind.AGENT }));
   caller.room.on(RoomEvent.ParticipantConnected, (p) => emit('event', { what: `participant joined: ${p.identity}`, agent: p.kind === ParticipantKind.AGENT }));
   let turnId = 0;
   const turn = async (label: string) => {
     const spec: TurnSpec = { id: turnId++, strategy: 'firstword', kind: 'turn', scenario: label, language: 'en', clip: 'speech', transcript: plan.transcript, msPerChar: 60, pauseBeforeMs: 200 };
+    const startedAt = Date.now();
     try {
       const before = (await control.openaiStats()).chatReplies.length;
       const r = await runTurn(spec, caller, control, clips, LOUD);
       // Every reply the model gave during the turn: two agents in the room each ask for one.
       const replies = (await control.openaiStats()).chatReplies.slice(before);
-      emit('turn', { label, ok: r.ok, firstSoundMs: r.callerWaitMs ?? null, gaps: r.gaps ?? null, error: r.error ?? null, commits: r.commits ?? null, replies });
+      emit('turn', { label, startedAt, ok: r.ok, firstSoundMs: r.callerWaitMs ?? null, heardAt: r.firstAudioAt ?? null, gaps: r.gaps ?? null, error: r.error ?? null, commits: r.commits ?? null, replies });
     } catch (error) {
-      emit('turn', { label, ok: false, error: String(error) });
+      emit('turn', { label, startedAt, ok: false, error: String(error) });
     }
   };
   if (plan.turnFirst) await turn('first');
-  if (plan.stopFile) {
-    for (const deadline = Date.now() + plan.holdMaxMs; !existsSync(plan.stopFile) && Date.now() < deadline; ) await sleep(200);
+  const holdUntil = Date.now() + plan.holdMaxMs;
+  const holding = () => Date.now() < holdUntil && !(plan.stopFile && existsSync(plan.stopFile));
+  if (plan.turnOnReconnect) {
+    while (holding() && reconnectedAt === undefined) await sleep(100);
+    if (reconnectedAt !== undefined) await turn('reconnected');
+    while (holding()) await sleep(200);
+  } else if (plan.turnEveryMs !== undefined) {
+    for (let n = 1, nextAt = Date.now() + plan.turnEveryMs; holding(); await sleep(200)) {
+      if (Date.now() < nextAt) continue;
+      await turn(`hold-${n++}`);
+      nextAt = Date.now() + plan.turnEveryMs;
+    }
+  } else if (plan.stopFile) {
+    while (holding()) await sleep(200);
   }
   const agentStill = [...caller.room.remoteParticipants.values()].some((p) => p.kind === ParticipantKind.AGENT);
   const agents = [...caller.room.remoteParticipants.values()].filter((p) => p.kind === ParticipantKind.AGENT).map((p) => p.identity);
@@ -132,10 +153,15 @@ async function agentsOver(room: Room, name: string, ms: number): Promise<{ agent
   return { agents, mostListed };
 }
 
-const hardStop = setTimeout(() => {
-  emit('error', { error: 'caller deadline passed' });
-  process.exit(3);
-}, 300_000);
+/** Past its hold and a last turn, a caller that still runs is stuck: it says so and exits. */
+const planned = JSON.parse(readFileSync(process.argv[2]!, 'utf8')) as Pick<FaultCallerPlan, 'holdMaxMs' | 'joinDeadlineMs'>;
+const hardStop = setTimeout(
+  () => {
+    emit('error', { error: 'caller deadline passed' });
+    process.exit(3);
+  },
+  Math.max(300_000, planned.joinDeadlineMs + planned.holdMaxMs + 120_000),
+);
 main().then(
   async () => {
     clearTimeout(hardStop);

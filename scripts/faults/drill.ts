@@ -45,7 +45,8 @@ export function startCaller(state: StackState, work: string, name: string, plan:
   const exited = runDriver(
     state,
     planFile,
-    300_000,
+    // The caller's own deadline (scripts/faults/caller.ts) comes first.
+    Math.max(300_000, plan.joinDeadlineMs + plan.holdMaxMs + 180_000),
     (e) => {
       events.push(e);
       note(`${name}: ${e.bench} ${JSON.stringify(e).slice(0, 200)}`);

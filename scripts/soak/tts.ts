@@ -4,15 +4,15 @@
  * Prints RSS and heap every 1,000 turns with their least-squares slopes, sockets opened, and lost
  * or stale chunks; exits non-zero if anything was lost, stale, or otherwise broke an invariant.
  *
- *   npm run soak -- --turns 10000 --seed 7
+ *   npm run soak:tts -- --turns 10000 --seed 7
  */
 import { initializeLogger } from '@livekit/agents';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { createRng } from '../test/chaos/prng.js';
-import { ChaosRun, type TurnReport } from '../test/chaos/runner.js';
-import type { ScenarioWeights } from '../test/chaos/scenarios.js';
-import { type ProviderName, startChaosServer } from '../test/chaos/servers.js';
+import { createRng } from '../../test/chaos/prng.js';
+import { ChaosRun, type TurnReport } from '../../test/chaos/runner.js';
+import type { ScenarioWeights } from '../../test/chaos/scenarios.js';
+import { type ProviderName, startChaosServer } from '../../test/chaos/servers.js';
 
 const SOAK_WEIGHTS: ScenarioWeights = {
   clean: 80,

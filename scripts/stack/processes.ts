@@ -98,7 +98,7 @@ export function startProcess(options: StartOptions): Started {
  * a CLI stack are reparented to PID 1 once `up` exits, and a PID 1 that reaps lazily (this
  * machine's) would otherwise make every stop wait for its full grace period.
  */
-function groupAlive(pgid: number): boolean {
+export function groupAlive(pgid: number): boolean {
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     const fields = statFields(entry);

@@ -3,7 +3,7 @@
  * The state file is written before the namespace exists and after every process start, so a
  * run killed at any point leaves enough behind for the next `up`/`down` to clean it up.
  */
-import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   CARTESIA_FAKE,
@@ -39,7 +39,7 @@ import { FRONT_URL, startFront } from './front.js';
 import { createNamespace, deleteNamespace, listNamespaces, namespacePids } from './netns.js';
 import { SIP_ADDRESS, startSipBridge } from './sip-bridge.js';
 import { nodeIndexOf, registeredNodeId } from './cluster.js';
-import { type Started, isAlive, running, startProcess, startTimeOf, stopProcess } from './processes.js';
+import { type Started, groupAlive, isAlive, running, startProcess, startTimeOf, stopProcess } from './processes.js';
 import { type NodeRecord, type StackState, type TtsChoice, readState, writeState } from './state.js';
 
 export interface UpOptions {
@@ -110,6 +110,7 @@ export async function up(options: UpOptions): Promise<StackState> {
     ports: { ...PORTS },
     processes: [],
     notes: [],
+    fakeArgs: options.fakeArgs,
   };
   save(state);
   const started = Date.now();
@@ -238,24 +239,36 @@ export async function startExtraWorker(state: StackState, options: ExtraWorkerOp
   return startWorker(launcherFor(state, baseEnv()), settings, options.name, launch);
 }
 
+/** What `restartComponent` can stop and start again: the servers, and the TTS provider's fake (an outage). */
+export type RestartableComponent = 'livekit-server' | 'redis' | 'cartesia';
+
 /**
- * A fault drill (`npm run faults`): stops `name` (livekit-server or redis) of a running stack with
- * `signal`, then starts it again with the same settings and waits until it is ready. Returns when
- * it was gone and when it was back (epoch ms).
+ * A fault drill (`npm run faults`, `npm run soak`): stops `name` of a running stack with `signal`,
+ * keeps it down for `downMs` more, then starts it again with the same settings (the Cartesia fake on
+ * the same port, so the worker's CARTESIA_BASE_URL still points at it) and waits until it is ready.
+ * Returns when it was gone and when it was back (epoch ms).
  */
-export async function restartComponent(state: StackState, name: 'livekit-server' | 'redis', signal: NodeJS.Signals = 'SIGKILL'): Promise<{ goneAt: number; readyAt: number }> {
+export async function restartComponent(state: StackState, name: RestartableComponent, signal: NodeJS.Signals = 'SIGKILL', downMs = 0): Promise<{ goneAt: number; readyAt: number }> {
   const index = state.processes.findIndex((p) => p.name === name);
   if (index < 0) throw new Error(`${name} is not part of this stack`);
   const record = state.processes[index]!;
-  process.kill(record.pid, signal);
-  for (const deadline = Date.now() + 15_000; isAlive(record) && Date.now() < deadline; ) await new Promise((resolve) => setTimeout(resolve, 50));
-  if (isAlive(record)) process.kill(record.pid, 'SIGKILL');
+  // The whole group: a fake runs under tsx, whose child holds the port.
+  process.kill(-record.pid, signal);
+  for (const deadline = Date.now() + 15_000; groupAlive(record.pid) && Date.now() < deadline; ) await new Promise((resolve) => setTimeout(resolve, 50));
+  if (groupAlive(record.pid)) process.kill(-record.pid, 'SIGKILL');
   const goneAt = Date.now();
   state.processes.splice(index, 1);
   save(state);
+  if (downMs > 0) await new Promise((resolve) => setTimeout(resolve, downMs));
   const launcher = launcherFor(state, baseEnv());
   if (name === 'redis') await startRedis(launcher);
-  else {
+  else if (name === 'cartesia') {
+    const port = state.cartesiaUrl ? new URL(state.cartesiaUrl).port : '';
+    if (!port) throw new Error('the stack has no Cartesia fake URL to start it again on');
+    // Its readiness is the URL line in its log: the one from before must not answer for it.
+    renameSync(record.logFile, record.logFile.replace(/\.log$/, `.until-${goneAt}.log`));
+    await startFake(launcher, 'cartesia', CARTESIA_FAKE, [...(state.fakeArgs?.cartesia ?? []), '--port', port]);
+  } else {
     const node = await startLivekit(launcher);
     const nodes = state.livekit.nodes ?? [];
     const at = nodes.findIndex((n) => n.index === 0);

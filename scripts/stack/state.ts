@@ -39,6 +39,8 @@ export interface StackState {
   processes: ProcessRecord[];
   /** Components left out, and why (e.g. the OpenAI fake not written yet). */
   notes: string[];
+  /** The fakes' command-line arguments, so a drill can start one again exactly as `up` did. */
+  fakeArgs?: { openai?: string[]; cartesia?: string[] };
 }
 
 /** One livekit-server node of the stack (`up --nodes N` runs N; a single-node stack records node 0). */
