@@ -21,10 +21,12 @@ import { type AckLibrary, attachAcknowledgement, prepareAcknowledgements } from 
 import { attachEarlyAck } from './ack/early.js';
 import { EARLY_ACK_PHRASES } from './ack/phrases.js';
 import { createAckRoomOutput } from './audio/room-output.js';
-import { type AppConfig, ConfigError, loadConfig, loadEnvFile, redactedConfig, shareLeaseSocket } from './config/index.js';
+import { type AppConfig, CALL_CPU_CORES, ConfigError, loadConfig, loadEnvFile, redactedConfig, shareLeaseSocket } from './config/index.js';
 import { protectBargeIn } from './audio/barge-in-output.js';
 import { attachJobTurnBudget, startWorkerMetrics } from './latency/worker.js';
 import { createCallCap } from './lifecycle/call-cap.js';
+import { hostCpu } from './lifecycle/host-cpu.js';
+import { createWorkerLoad } from './lifecycle/worker-load.js';
 import { runAgentApp, runWorkerSettings } from './lifecycle/index.js';
 import { chatContextOf, greetResumedCall, keepHistory, readDispatchMetadata, resumeGreeting, startJobRecovery } from './recovery/index.js';
 import { keepOneAgentPerCall, oneAgentRequests } from './rooms/index.js';
@@ -262,22 +264,30 @@ export function runWorkerCli(argv: string[] = process.argv): void {
       process.exit(1);
     });
   }
-  const { httpPort, maxCalls, processStartTimeoutMs } = config.worker;
-  // Load as the share of the calls this worker takes: full (no new jobs) at exactly maxCalls, and
-  // a job beyond it refused even inside one load report's interval.
-  const cap =
-    maxCalls === undefined
-      ? undefined
-      : createCallCap({ maxCalls, onRefuse: (fields) => log().info(fields, 'at AGENT_MAX_CALLS: refusing a new call') });
+  const { httpPort, maxCalls, maxCallsFrom, cpuCores, cpuBudget, processStartTimeoutMs } = config.worker;
+  // A job beyond the cap is refused even inside one load report's interval; the load reported is
+  // the larger of the cap's share and the CPU budget's, full (no new jobs) at 1.
+  const cap = createCallCap({ maxCalls, onRefuse: (fields) => log().info(fields, 'at AGENT_MAX_CALLS: refusing a new call') });
+  const load = createWorkerLoad({ cap, readCpu: hostCpu().read, cpuBudget });
+  let capacitySaid = false;
+  const loadFunc: typeof load.loadFunc = (server) => {
+    // Said at the first load report: the framework sets its logger up later than this code runs.
+    if (!capacitySaid) {
+      capacitySaid = true;
+      log().info({ maxCalls, maxCallsFrom, cpuCores, callCpuCores: CALL_CPU_CORES, cpuBudget: cpuBudget ?? 'off' }, 'worker capacity');
+    }
+    return load.loadFunc(server);
+  };
   // One request handler: a second agent for a room this worker serves is declined, then the cap.
-  const requests = oneAgentRequests(cap?.requestFunc, log);
+  const requests = oneAgentRequests(cap.requestFunc, log);
   const serverOptions = new ServerOptions({
     agent: fileURLToPath(import.meta.url),
     agentName: config.agentName,
     ...(httpPort !== undefined ? { port: httpPort } : {}),
     initializeProcessTimeout: processStartTimeoutMs,
     requestFunc: requests.requestFunc,
-    ...(cap ? { loadFunc: cap.loadFunc, loadThreshold: 1 } : {}),
+    loadFunc,
+    loadThreshold: 1,
   });
   // One connection budget for every job process, started before the framework forks any: they
   // inherit its path through the environment. `start` gets the graceful runner (PM2 ready signal,
