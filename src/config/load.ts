@@ -237,10 +237,10 @@ function buildConfig(env: ParsedEnv, provider: TtsProvider, cpuCores: number): A
 
 /**
  * Reads the configuration from `env` for the command `mode` starts (see {@link ConfigMode}).
+ * `cpuCores`: what the default call cap is derived from; unset, this host's (or its container's).
  *
  * @throws {@link ConfigError} listing every missing or invalid variable.
  */
-/** `cpuCores`: what the default call cap is derived from; unset, this host's (or its container's). */
 export function loadConfig(env: Env = process.env, opts: { mode: ConfigMode; cpuCores?: number } = { mode: 'worker' }): AppConfig {
   const { parsed, invalid, problems } = parseEnv(env);
   const provider = chooseProvider(parsed);
