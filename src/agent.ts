@@ -21,11 +21,13 @@ import { type AckLibrary, attachAcknowledgement, prepareAcknowledgements } from 
 import { attachEarlyAck } from './ack/early.js';
 import { EARLY_ACK_PHRASES } from './ack/phrases.js';
 import { createAckRoomOutput } from './audio/room-output.js';
-import { type AppConfig, ConfigError, loadConfig, loadEnvFile, redactedConfig, shareLeaseSocket } from './config/index.js';
+import { type AppConfig, CALL_CPU_CORES, ConfigError, loadConfig, loadEnvFile, redactedConfig, shareLeaseSocket } from './config/index.js';
 import { protectBargeIn } from './audio/barge-in-output.js';
 import { attachJobTurnBudget, startWorkerMetrics } from './latency/worker.js';
 import { createCallCap } from './lifecycle/call-cap.js';
 import { watchLoadReports } from './lifecycle/load-reports.js';
+import { hostCpu } from './lifecycle/host-cpu.js';
+import { createWorkerLoad } from './lifecycle/worker-load.js';
 import { runAgentApp, runWorkerSettings } from './lifecycle/index.js';
 import {
   chatContextOf,
@@ -274,26 +276,33 @@ export function runWorkerCli(argv: string[] = process.argv): void {
       process.exit(1);
     });
   }
-  const { httpPort, maxCalls, processStartTimeoutMs } = config.worker;
-  // Load as the share of the calls this worker takes: full (no new jobs) at exactly maxCalls, and
-  // a job beyond it refused even inside one load report's interval.
-  const cap =
-    maxCalls === undefined
-      ? undefined
-      : createCallCap({ maxCalls, onRefuse: (fields) => log().info(fields, 'at AGENT_MAX_CALLS: refusing a new call') });
-  const loadReports = cap ? watchLoadReports(cap.loadFunc, 1) : undefined;
+  const { httpPort, maxCalls, maxCallsFrom, cpuCores, cpuBudget, processStartTimeoutMs } = config.worker;
+  // A job beyond the cap is refused even inside one load report's interval; the load reported is
+  // the larger of the cap's share and the CPU budget's, full (no new jobs) at 1.
+  const cap = createCallCap({ maxCalls, onRefuse: (fields) => log().info(fields, 'at AGENT_MAX_CALLS: refusing a new call') });
+  const load = createWorkerLoad({ cap, readCpu: hostCpu().read, cpuBudget });
+  let capacitySaid = false;
+  const loadReports = watchLoadReports((server: Parameters<typeof load.loadFunc>[0]) => {
+    // Said at the first load report: the framework sets its logger up later than this code runs.
+    if (!capacitySaid) {
+      capacitySaid = true;
+      log().info({ maxCalls, maxCallsFrom, cpuCores, callCpuCores: CALL_CPU_CORES, cpuBudget: cpuBudget ?? 'off' }, 'worker capacity');
+    }
+    return load.loadFunc(server);
+  }, 1);
   // A job process that dies during a call: its agent is taken out and a new one resumes the call,
   // once LiveKit knows this worker has room for it.
-  startJobRecovery(config, loadReports ? () => loadReports.available(RESUME_WAIT_FOR_ROOM_MS) : undefined);
+  startJobRecovery(config, () => loadReports.available(RESUME_WAIT_FOR_ROOM_MS));
   // One request handler: a second agent for a room this worker serves is declined, then the cap.
-  const requests = oneAgentRequests(cap?.requestFunc, log);
+  const requests = oneAgentRequests(cap.requestFunc, log);
   const serverOptions = new ServerOptions({
     agent: fileURLToPath(import.meta.url),
     agentName: config.agentName,
     ...(httpPort !== undefined ? { port: httpPort } : {}),
     initializeProcessTimeout: processStartTimeoutMs,
     requestFunc: requests.requestFunc,
-    ...(loadReports ? { loadFunc: loadReports.loadFunc, loadThreshold: 1 } : {}),
+    loadFunc: loadReports.loadFunc,
+    loadThreshold: 1,
   });
   // One connection budget for every job process, started before the framework forks any: they
   // inherit its path through the environment. `start` gets the graceful runner (PM2 ready signal,

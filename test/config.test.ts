@@ -223,13 +223,39 @@ describe('loadConfig', () => {
     it('reads the OpenAI endpoint and the worker HTTP port', () => {
       const config = loadConfig({ ...WORKER_ENV, OPENAI_BASE_URL: 'http://127.0.0.1:4010/v1', AGENT_HTTP_PORT: '8099' });
       expect(config.openai.baseURL).toBe('http://127.0.0.1:4010/v1');
-      expect(config.worker).toEqual({ httpPort: 8099, maxCalls: undefined, processStartTimeoutMs: 120_000 });
+      expect(config.worker.httpPort).toBe(8099);
+      expect(config.worker.processStartTimeoutMs).toBe(120_000);
       expect(loadConfig({ ...WORKER_ENV, AGENT_MAX_CALLS: '4' }).worker.maxCalls).toBe(4);
       expect(loadConfig({ ...WORKER_ENV, AGENT_PROCESS_START_TIMEOUT_S: '45' }).worker.processStartTimeoutMs).toBe(45_000);
       expect(() => loadConfig({ ...WORKER_ENV, AGENT_PROCESS_START_TIMEOUT_S: '0' })).toThrow(/AGENT_PROCESS_START_TIMEOUT_S/);
       expect(() => loadConfig({ ...WORKER_ENV, AGENT_MAX_CALLS: '0' })).toThrow(/AGENT_MAX_CALLS/);
       const bad = configError(() => loadConfig({ ...WORKER_ENV, OPENAI_BASE_URL: 'ws://x', AGENT_HTTP_PORT: '0' }));
       expect(bad.problems.map((p) => p.split(' ')[0])).toEqual(['AGENT_HTTP_PORT', 'OPENAI_BASE_URL']);
+    });
+
+    it('derives the call cap from the cores and the measured cost of a call when AGENT_MAX_CALLS is unset', () => {
+      const worker = (cores: number, env: Record<string, string> = {}) => loadConfig({ ...WORKER_ENV, ...env }, { mode: 'worker', cpuCores: cores }).worker;
+      // cores x 70 % / 0.42 core per call, rounded down, at least one.
+      expect([1, 2, 4, 16].map((cores) => worker(cores).maxCalls)).toEqual([1, 3, 6, 26]);
+      expect(worker(0.25).maxCalls).toBe(1);
+      expect(worker(2)).toEqual(expect.objectContaining({ maxCalls: 3, maxCallsFrom: 'cpu cores', cpuCores: 2, cpuBudget: 0.7 }));
+      // A set cap wins whatever the cores; a different budget moves the derived cap with it.
+      expect(worker(16, { AGENT_MAX_CALLS: '2' })).toEqual(expect.objectContaining({ maxCalls: 2, maxCallsFrom: 'AGENT_MAX_CALLS' }));
+      expect(worker(4, { AGENT_CPU_BUDGET: '84' })).toEqual(expect.objectContaining({ maxCalls: 8, cpuBudget: 0.84 }));
+      // off: the count alone reports the load; the derived cap keeps the default budget.
+      expect(worker(4, { AGENT_CPU_BUDGET: 'OFF' })).toEqual(expect.objectContaining({ maxCalls: 6, cpuBudget: undefined }));
+      // Without an explicit count, the host's own cores.
+      expect(loadConfig(WORKER_ENV).worker.maxCalls).toBeGreaterThanOrEqual(1);
+    });
+
+    it('refuses a call cap or CPU budget that is not a whole number in range, saying what it takes', () => {
+      const problems = (env: Record<string, string>) => configError(() => loadConfig({ ...WORKER_ENV, ...env })).problems;
+      for (const bad of ['0', '-1', '2.5', 'four', '10001']) {
+        expect(problems({ AGENT_MAX_CALLS: bad })).toEqual([`AGENT_MAX_CALLS must be a whole number of calls from 1 to 10000 (got ${JSON.stringify(bad)})`]);
+      }
+      for (const bad of ['0', '9', '101', '70%', '0.7', 'none']) {
+        expect(problems({ AGENT_CPU_BUDGET: bad })).toEqual([`AGENT_CPU_BUDGET must be a whole number of percent from 10 to 100, or off (got ${JSON.stringify(bad)})`]);
+      }
     });
 
     it('hands browsers WEB_LIVEKIT_URL when set, else LIVEKIT_URL', () => {

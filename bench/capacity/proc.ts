@@ -1,9 +1,9 @@
 /**
  * What the worker costs, read from /proc: its process group's CPU (test/e2e/process-group.ts) and
- * memory, and the whole machine's CPU as the framework's default load function sees it
- * (1 − idle/total over every core, @livekit/agents cpu.ts).
+ * memory, and the machine's CPU as the worker's reported load sees it (src/lifecycle/host-cpu.ts).
  */
 import { readFileSync, readdirSync } from 'node:fs';
+import { hostCpu } from '../../src/lifecycle/host-cpu.js';
 import { processGroup } from '../../test/e2e/process-group.js';
 
 export { groupCpuMs } from '../../test/e2e/process-group.js';
@@ -40,13 +40,12 @@ export function groupMemory(pgid: number): GroupMemory {
   return { processes, rssMb: rssKb / 1024, pssMb: pssKb / 1024 };
 }
 
-/** Busy and total jiffies of all cores so far (/proc/stat's first line). */
+const machine = hostCpu();
+
+/** Busy and total CPU time so far (ms), read as the worker reads it for the load it reports. */
 export function machineCpu(): { busy: number; total: number } {
-  const fields = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
-  const total = fields.reduce((a, b) => a + b, 0);
-  // idle + iowait, as os.cpus()' `idle` roughly is.
-  const idle = (fields[3] ?? 0) + (fields[4] ?? 0);
-  return { busy: total - idle, total };
+  const { busyMs, capacityMs } = machine.read();
+  return { busy: busyMs, total: capacityMs };
 }
 
 /** Share of the machine busy between two `machineCpu()` readings, 0…1. */

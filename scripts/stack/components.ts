@@ -95,6 +95,7 @@ export function workerEnv(s: WorkerSettings): Record<string, string> {
     AGENT_HTTP_PORT: String(s.httpPort),
     // Full at a call count, not at a CPU share: a busy 2-core CI machine must not turn jobs away.
     AGENT_MAX_CALLS: '4',
+    AGENT_CPU_BUDGET: 'off',
     TTS_PROVIDER: s.tts,
   };
   if (s.openaiUrl) env.OPENAI_BASE_URL = s.openaiUrl;

@@ -15,6 +15,31 @@ export const DEFAULT_DRAIN_TIMEOUT_S = 1800;
  */
 export const JOB_PROCESS_START_TIMEOUT_MS = 120_000;
 
+/**
+ * Steady CPU of one live, talking call on the worker, in cores: the worker's whole process group
+ * (job processes, idle spares, inference process) divided by its calls. Measured on an idle
+ * 2-core host: 0.42 at 2 calls, the last step before callers heard the load
+ * (docs/benchmarks/2026-12-02-capacity.md, "The ladder"), and 0.41 for one call on 2026-12-06
+ * (docs/benchmarks/2026-12-06-capacity.md, "A check on a quieter machine"); the larger is kept.
+ * A call's start-up (1.7–4.5 CPU-seconds, once) is left to the CPU term of the reported load.
+ */
+export const CALL_CPU_CORES = 0.42;
+
+/**
+ * Share of the host's CPU calls may use before the worker reports itself full, in percent. In the
+ * same ladder, first-sound p90 was 1.12x the 1-call step's at 59 % of the machine busy (2 calls)
+ * and 2.30x at 91 % (4 calls); 70 % lies between, and it is the framework's own threshold.
+ */
+export const DEFAULT_CPU_BUDGET_PERCENT = 70;
+
+/**
+ * AGENT_MAX_CALLS when unset: the calls whose steady cost fits the CPU budget, at least one.
+ * (The epsilon keeps 6 cores × 0.7 / 0.42 at 10, not 9.999….)
+ */
+export function defaultMaxCalls(cores: number, budgetPercent = DEFAULT_CPU_BUDGET_PERCENT): number {
+  return Math.max(1, Math.floor((cores * budgetPercent) / 100 / CALL_CPU_CORES + 1e-9));
+}
+
 export const CONFIG_DEFAULTS = {
   llmModel: 'gpt-4.1-mini',
   /**

@@ -45,6 +45,23 @@ export const wholeNumber = (min: number, max: number, unit: string) => {
   );
 };
 
+/** A whole number in a range, or `off` (any case): `'off'` or the number. */
+export const wholeNumberOrOff = (min: number, max: number, unit: string) => {
+  const why = `must be a whole number of ${unit} from ${min} to ${max}, or off`;
+  return z.preprocess(
+    (value) => {
+      const cleaned = blankToUndefined(value);
+      return typeof cleaned === 'string' ? cleaned.toLowerCase() : cleaned;
+    },
+    z
+      .string()
+      .regex(/^(\d+|off)$/, { error: why })
+      .transform((v) => (v === 'off' ? ('off' as const) : Number(v)))
+      .refine((v) => v === 'off' || (v >= min && v <= max), { error: why })
+      .optional(),
+  );
+};
+
 /** A whole number from a fixed list (sample rates). */
 export const oneOfNumbers = <T extends number>(values: readonly T[], unit: string) => {
   const why = `must be one of ${values.join(', ')} (${unit})`;

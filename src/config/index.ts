@@ -1,4 +1,11 @@
-export { CONFIG_DEFAULTS, DEFAULT_DRAIN_TIMEOUT_S, JOB_PROCESS_START_TIMEOUT_MS } from './defaults.js';
+export {
+  CALL_CPU_CORES,
+  CONFIG_DEFAULTS,
+  DEFAULT_CPU_BUDGET_PERCENT,
+  DEFAULT_DRAIN_TIMEOUT_S,
+  JOB_PROCESS_START_TIMEOUT_MS,
+  defaultMaxCalls,
+} from './defaults.js';
 export { PROVIDER_FACTS, TTS_PROVIDERS } from './providers.js';
 export { ConfigError, loadConfig, loadEnvFile, shareLeaseSocket } from './load.js';
 export { redactedConfig } from './redact.js';

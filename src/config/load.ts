@@ -5,7 +5,8 @@
  */
 import dotenv from 'dotenv';
 import { CARTESIA } from '@firstword/agents-plugin-tts/providers';
-import { CONFIG_DEFAULTS, JOB_PROCESS_START_TIMEOUT_MS } from './defaults.js';
+import { hostCpu } from '../lifecycle/host-cpu.js';
+import { CONFIG_DEFAULTS, DEFAULT_CPU_BUDGET_PERCENT, JOB_PROCESS_START_TIMEOUT_MS, defaultMaxCalls } from './defaults.js';
 import { PROVIDER_FACTS } from './providers.js';
 import type { AppConfig, ConfigMode, TtsProvider, WebAuthSettings } from './types.js';
 import { ENV_SCHEMA, ENV_VARIABLES, type EnvVariable, LEASE_SOCKET_VARIABLE, type ParsedEnv, SECRET_VARIABLES } from './variables.js';
@@ -141,14 +142,25 @@ function webAuthProblems(env: ParsedEnv): string[] {
   return problems;
 }
 
-function buildConfig(env: ParsedEnv, provider: TtsProvider): AppConfig {
+/** The cap counts calls and the budget watches the CPU; without AGENT_MAX_CALLS the cap is what the budget holds. */
+function callCapacity(env: ParsedEnv, cpuCores: number): Pick<AppConfig['worker'], 'maxCalls' | 'maxCallsFrom' | 'cpuCores' | 'cpuBudget'> {
+  const budgetPercent = env.AGENT_CPU_BUDGET === undefined || env.AGENT_CPU_BUDGET === 'off' ? undefined : env.AGENT_CPU_BUDGET;
+  return {
+    maxCalls: env.AGENT_MAX_CALLS ?? defaultMaxCalls(cpuCores, budgetPercent),
+    maxCallsFrom: env.AGENT_MAX_CALLS === undefined ? 'cpu cores' : 'AGENT_MAX_CALLS',
+    cpuCores,
+    cpuBudget: env.AGENT_CPU_BUDGET === 'off' ? undefined : (budgetPercent ?? DEFAULT_CPU_BUDGET_PERCENT) / 100,
+  };
+}
+
+function buildConfig(env: ParsedEnv, provider: TtsProvider, cpuCores: number): AppConfig {
   const d = CONFIG_DEFAULTS;
   return {
     livekit: { url: env.LIVEKIT_URL, apiKey: env.LIVEKIT_API_KEY, apiSecret: env.LIVEKIT_API_SECRET, workerToken: env.LIVEKIT_WORKER_TOKEN },
     agentName: env.AGENT_NAME,
     worker: {
       httpPort: env.AGENT_HTTP_PORT,
-      maxCalls: env.AGENT_MAX_CALLS,
+      ...callCapacity(env, cpuCores),
       processStartTimeoutMs: env.AGENT_PROCESS_START_TIMEOUT_S === undefined ? JOB_PROCESS_START_TIMEOUT_MS : env.AGENT_PROCESS_START_TIMEOUT_S * 1000,
     },
     openai: {
@@ -225,15 +237,16 @@ function buildConfig(env: ParsedEnv, provider: TtsProvider): AppConfig {
 
 /**
  * Reads the configuration from `env` for the command `mode` starts (see {@link ConfigMode}).
+ * `cpuCores`: what the default call cap is derived from; unset, this host's (or its container's).
  *
  * @throws {@link ConfigError} listing every missing or invalid variable.
  */
-export function loadConfig(env: Env = process.env, opts: { mode: ConfigMode } = { mode: 'worker' }): AppConfig {
+export function loadConfig(env: Env = process.env, opts: { mode: ConfigMode; cpuCores?: number } = { mode: 'worker' }): AppConfig {
   const { parsed, invalid, problems } = parseEnv(env);
   const provider = chooseProvider(parsed);
   problems.push(...requirementProblems(parsed, invalid, provider, opts.mode), ...webAuthProblems(parsed));
   if (problems.length > 0) throw new ConfigError(problems);
-  return buildConfig(parsed, provider);
+  return buildConfig(parsed, provider, opts.cpuCores ?? hostCpu().cores);
 }
 
 /**

@@ -27,10 +27,18 @@ export interface AppConfig {
     /** The worker's own HTTP health port (`start` mode); unset keeps the framework's 8081. */
     httpPort?: number;
     /**
-     * Calls this worker takes at once: it reports itself full at that many, whatever the CPU
-     * shows. Unset: the framework's CPU measure (full above 70 % of the machine in `start`).
+     * Calls this worker takes at once: it reports itself full at that many and refuses a call
+     * beyond it. AGENT_MAX_CALLS, else derived from `cpuCores` (defaults.ts, defaultMaxCalls).
      */
-    maxCalls?: number;
+    maxCalls: number;
+    maxCallsFrom: 'AGENT_MAX_CALLS' | 'cpu cores';
+    /** Cores the calls may use: a container's CPU quota, else the host's (lifecycle/host-cpu.ts). */
+    cpuCores: number;
+    /**
+     * Share of that CPU (0–1) in use at which the worker reports itself full, whatever the call
+     * count; undefined (AGENT_CPU_BUDGET=off): full at `maxCalls` alone.
+     */
+    cpuBudget?: number;
     /**
      * How long a job process may take to start (import the agent, load the VAD, open the TTS
      * socket) before the framework gives up on it. The framework's own 10 s is overrun on a

@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { CHUNK_POLICIES } from '@firstword/agents-plugin-tts/chunking';
 import { type CartesiaVariable, MAX_START_BUFFER_MS, type ResembleVariable } from '@firstword/agents-plugin-tts/providers';
 import { TTS_PROVIDERS } from './providers.js';
-import { boundedText, choice, list, oneOfNumbers, onOff, pattern, text, url, wholeNumber } from './fields.js';
+import { boundedText, choice, list, oneOfNumbers, onOff, pattern, text, url, wholeNumber, wholeNumberOrOff } from './fields.js';
 
 export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal'] as const;
 /** Hosts the metrics endpoint may bind: loopback (the default) or every interface, nothing in between. */
@@ -52,6 +52,7 @@ export const ENV_SCHEMA = z.object({
   AGENT_NAME: pattern(NAME, 'may hold letters, digits, _ . - only (max 64)'),
   AGENT_HTTP_PORT: wholeNumber(1, 65535, 'port'),
   AGENT_MAX_CALLS: wholeNumber(1, 10_000, 'calls'),
+  AGENT_CPU_BUDGET: wholeNumberOrOff(10, 100, 'percent'),
   AGENT_PROCESS_START_TIMEOUT_S: wholeNumber(1, 600, 's'),
   // OpenAI
   OPENAI_API_KEY: text(),

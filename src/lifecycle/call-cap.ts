@@ -1,6 +1,6 @@
 /**
- * AGENT_MAX_CALLS as a hard cap. The load the worker reports (calls / cap, full at 1) reaches
- * LiveKit only every 2.5 s, so a burst of calls inside one interval would all be accepted; the
+ * AGENT_MAX_CALLS as a hard cap. The load the worker reports (worker-load.ts: at least calls /
+ * cap, full at 1) reaches LiveKit only every 2.5 s, so a burst of calls inside one interval would all be accepted; the
  * job request handler therefore also counts, and refuses a job beyond the cap itself. A refused
  * job goes to another worker, or to none: the page server then answers "busy" (src/web/rooms.ts).
  */
