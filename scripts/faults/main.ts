@@ -1,5 +1,5 @@
 /**
- * `npm run faults [-- --json FILE --only livekit,redis,job,tts,restart,node]`: the faults a deployment
+ * `npm run faults [-- --json FILE --only livekit,redis,job,tts,restart,node --calls N]`: the faults a deployment
  * meets, drilled on the real stack of `npm run stack` (its own network namespace; loopback and
  * namespace addresses only). For each: what the caller heard, what the worker logged, how long
  * it took, and that nothing was left running. Callers are rtc-node participants speaking real
@@ -42,6 +42,8 @@ interface Ctx {
   pid: number;
   logFile: string;
   idle: number;
+  /** Calls live at a livekit-server restart (`--calls`): call A plus the others, which each take a turn once reconnected. */
+  calls: number;
   plan(room: string, extra?: Partial<FaultCallerPlan>): Omit<FaultCallerPlan, 'stopFile'>;
 }
 
@@ -66,7 +68,10 @@ async function leftover(ctx: Ctx): Promise<string> {
 async function restartDrill(ctx: Ctx, which: 'livekit-server' | 'redis'): Promise<FaultRow> {
   // Before its last turn, call A watches which agents the server lists in its room.
   const a = startCaller(ctx.state, ctx.work, `${which}-a`, ctx.plan(`${which}-a-${Date.now().toString(36)}`, { turnFirst: true, turnAtEnd: true, agentsWatchMs: 15_000 }), note);
+  // The other live calls ask their next question as soon as they are reconnected.
+  const others = which === 'livekit-server' ? Array.from({ length: ctx.calls - 1 }, (_, i) => startCaller(ctx.state, ctx.work, `${which}-o${i}`, ctx.plan(`${which}-o${i}-${Date.now().toString(36)}`, { turnFirst: true, turnOnReconnect: true }), note)) : [];
   const first = await a.next((e) => e.bench === 'turn' || e.bench === 'error', 150_000);
+  await Promise.all(others.map((o) => o.next((e) => e.bench === 'turn' || e.bench === 'error', 150_000)));
   const registeredBefore = logLines(ctx.logFile).filter((l) => l.msg === 'registered worker').length;
   const { goneAt, readyAt } = await restartComponent(ctx.state, which);
   let reRegisteredAt: number | undefined;
@@ -74,9 +79,14 @@ async function restartDrill(ctx: Ctx, which: 'livekit-server' | 'redis'): Promis
     reRegisteredAt = logLines(ctx.logFile).filter((l) => l.msg === 'registered worker')[registeredBefore]?.time;
     if (which === 'redis' && Date.now() - readyAt > 10_000) break; // the worker's connection to LiveKit may well survive
   }
+  await Promise.all(others.map((o) => o.next((e) => (e.bench === 'turn' && e.label === 'reconnected') || e.bench === 'error', 60_000)));
   a.stop();
-  await a.exited;
+  for (const o of others) o.stop();
+  await Promise.all([a.exited, ...others.map((o) => o.exited)]);
   const agents = a.events.find((e) => e.bench === 'agents');
+  const reconnectedTurns = others.map((o) => turnOf(o, 'reconnected'));
+  // When the reply's first sound reached the caller, from the server being back.
+  const answeredAfterBack = reconnectedTurns.flatMap((t) => (t?.ok && typeof t.heardAt === 'number' ? [t.heardAt - readyAt] : []));
   const b = startCaller(ctx.state, ctx.work, `${which}-b`, ctx.plan(`${which}-b-${Date.now().toString(36)}`, { turnFirst: true, joinDeadlineMs: 120_000 }), note);
   b.stop();
   const bTurn = await b.next((e) => e.bench === 'turn' || e.bench === 'error', 200_000);
@@ -88,6 +98,9 @@ async function restartDrill(ctx: Ctx, which: 'livekit-server' | 'redis'): Promis
     heard: [
       `call A before: ${turnText(first)}`,
       `call A during/after: ${eventsOf(a, goneAt).join('; ') || 'no connection events'}; ${agentsText(agents)}; its next turn: ${turnText(turnOf(a, 'after'))}`,
+      ...(others.length > 0
+        ? [`the other ${others.length} live calls, each asking once reconnected: ${reconnectedTurns.filter((t) => t?.ok).length} answered; reply heard ${answeredAfterBack.map((ms) => `${(ms / 1000).toFixed(1)} s`).join(', ') || '-'} after the server was back`]
+        : []),
       `next call B: ${bListening ? `agent listening ${String(bListening.afterMs)} ms after joining (${((Number(bListening.at) - goneAt) / 1000).toFixed(1)} s after the kill)` : 'no agent'}; ${turnText(bTurn)}`,
     ],
     logs,
@@ -99,6 +112,14 @@ async function restartDrill(ctx: Ctx, which: 'livekit-server' | 'redis'): Promis
       mostAgentsListed: agents ? Number(agents.mostListed) : null,
       firstAgentStayed: agents ? (agents.agents as string[]).join() === agents.first : null,
       repliesToNextTurn: (turnOf(a, 'after')?.replies as string[] | undefined)?.length ?? null,
+      ...(others.length > 0
+        ? {
+            liveCalls: others.length + 1,
+            otherCallsAnswered: reconnectedTurns.filter((t) => t?.ok).length,
+            otherCallsAnsweredWithin5sOfBack: answeredAfterBack.filter((ms) => ms <= 5000).length,
+            otherCallsReplyAfterBackMs: answeredAfterBack.map((ms) => Math.round(ms)).join(' '),
+          }
+        : {}),
     },
     leftover: await leftover(ctx),
     // After a server restart: the call's own agent alone in the room, answering its next turn.
@@ -223,6 +244,12 @@ async function main(): Promise<number> {
   const argv = process.argv.slice(2);
   const jsonAt = argv.indexOf('--json');
   const json = jsonAt >= 0 ? argv[jsonAt + 1] : undefined;
+  const callsAt = argv.indexOf('--calls');
+  const calls = callsAt >= 0 ? Number(argv[callsAt + 1]) : 1;
+  if (!Number.isInteger(calls) || calls < 1 || calls > 8) {
+    process.stderr.write('faults: --calls takes 1..8 (calls live at the livekit-server restart)\n');
+    return 2;
+  }
   const onlyAt = argv.indexOf('--only');
   const only = (onlyAt >= 0 ? argv[onlyAt + 1]!.split(',') : [...FAULTS]) as Fault[];
   if (only.some((f) => !FAULTS.includes(f))) {
@@ -241,7 +268,8 @@ async function main(): Promise<number> {
     tts: 'cartesia',
     agentName: AGENT,
     web: false,
-    workerEnv: { AGENT_PROCESS_START_TIMEOUT_S: '60' },
+    // Room for every call a drill places (the livekit drill's --calls, then its next call).
+    workerEnv: { AGENT_PROCESS_START_TIMEOUT_S: '60', AGENT_MAX_CALLS: String(Math.max(4, calls + 1)) },
     fakeArgs: { openai: ['--script', scriptFile], cartesia: ['--options', JSON.stringify({ audio: 'audible', msPerChar: 60, firstByteDelayMs: 120 })] },
     progress: (line) => note(`stack: ${line}`),
   });
@@ -258,6 +286,7 @@ async function main(): Promise<number> {
       pid: worker.pid,
       logFile: worker.logFile,
       idle,
+      calls,
       plan: (room, extra = {}) => ({ room, agentName: AGENT, joinDeadlineMs: 90_000, clip: { file: clip.file, firstVoiced: clip.firstVoiced, lastVoiced: clip.lastVoiced }, transcript: USER, turnFirst: false, turnAtEnd: false, holdMaxMs: 120_000, ...extra }),
     };
     const drills: Record<Fault, () => Promise<FaultRow>> = {
