@@ -12,14 +12,12 @@ import { encodeResumeMetadata } from './dispatch-metadata.js';
 import type { HistoryTurn } from './history.js';
 import type { RecoveryApi, RoomParticipant } from './recover.js';
 
-/** The ways an agent leaves a room on purpose (its own, the server's, or an operator's): no hand-over. */
-const DELIBERATE = new Set<number>([
-  DisconnectReason.CLIENT_INITIATED,
-  DisconnectReason.DUPLICATE_IDENTITY,
-  DisconnectReason.PARTICIPANT_REMOVED,
-  DisconnectReason.ROOM_DELETED,
-  DisconnectReason.ROOM_CLOSED,
-]);
+/**
+ * The ways an agent is out of a room on purpose (it left, or was put out: by recovery, an operator,
+ * a second connection of its own): no hand-over. Every other end is checked with the server,
+ * including the room closing: a call that ended normally lists no one then, and is left alone.
+ */
+const DELIBERATE = new Set<number>([DisconnectReason.CLIENT_INITIATED, DisconnectReason.DUPLICATE_IDENTITY, DisconnectReason.PARTICIPANT_REMOVED]);
 
 export const isLostConnection = (reason: number | undefined): boolean => !DELIBERATE.has(reason ?? DisconnectReason.UNKNOWN_REASON);
 
@@ -62,7 +60,7 @@ export async function handOverCall(call: HandOver, api: RecoveryApi, logger: Han
     try {
       const plan = handOverPlan(await api.listParticipants(call.room), call.identity);
       if (plan !== 'dispatch') {
-        logger.info({ job: call.jobId, why: plan }, 'lost the connection to the room; nothing to hand over');
+        logger.info({ job: call.jobId, why: plan }, 'no call to hand over');
         return plan;
       }
       await api.removeParticipant(call.room, call.identity).catch(() => {}); // already gone
@@ -89,6 +87,7 @@ export function handOverIfRoomLost(ctx: JobContext<object>, api: RecoveryApi | u
   if (!api || !room) return;
   let handingOver: Promise<unknown> = Promise.resolve();
   const onDisconnected = (reason?: number) => {
+    logger.info({ job: ctx.job.id, reason: DisconnectReason[reason ?? DisconnectReason.UNKNOWN_REASON] ?? reason }, 'the room connection ended');
     if (!isLostConnection(reason)) return;
     const call = { room, jobId: ctx.job.id, identity: ctx.info.acceptArguments.identity, agentName: ctx.job.agentName, originalMetadata: ctx.job.metadata, history };
     handingOver = handOverCall(call, api, logger);

@@ -41,9 +41,10 @@ const logs = () => {
 };
 
 describe('a job that loses its room hands the call over', () => {
-  it('counts a dropped connection as lost, and leaving on purpose (or being put out) as not', () => {
-    for (const reason of [DisconnectReason.UNKNOWN_REASON, DisconnectReason.SIGNAL_CLOSE, DisconnectReason.JOIN_FAILURE, DisconnectReason.SERVER_SHUTDOWN, DisconnectReason.STATE_MISMATCH, undefined]) expect(isLostConnection(reason)).toBe(true);
-    for (const reason of [DisconnectReason.CLIENT_INITIATED, DisconnectReason.PARTICIPANT_REMOVED, DisconnectReason.ROOM_DELETED, DisconnectReason.ROOM_CLOSED, DisconnectReason.DUPLICATE_IDENTITY]) expect(isLostConnection(reason)).toBe(false);
+  it('checks every end it did not choose with the server (the room closing too), and not leaving on purpose or being put out', () => {
+    for (const reason of [DisconnectReason.UNKNOWN_REASON, DisconnectReason.SIGNAL_CLOSE, DisconnectReason.JOIN_FAILURE, DisconnectReason.SERVER_SHUTDOWN, DisconnectReason.STATE_MISMATCH, DisconnectReason.ROOM_CLOSED, DisconnectReason.ROOM_DELETED, undefined])
+      expect(isLostConnection(reason)).toBe(true);
+    for (const reason of [DisconnectReason.CLIENT_INITIATED, DisconnectReason.PARTICIPANT_REMOVED, DisconnectReason.DUPLICATE_IDENTITY]) expect(isLostConnection(reason)).toBe(false);
   });
 
   it('hands over only when a caller is there and no other agent', () => {
@@ -72,11 +73,13 @@ describe('a job that loses its room hands the call over', () => {
     expect(lines).toEqual(['warn lost the connection to the room and could not hand the call over']);
   });
 
-  it('dispatches nothing when the caller has gone or another agent is there', async () => {
+  it('dispatches nothing when the caller has gone (a closed room lists no one) or another agent is there', async () => {
+    const closed = api([[]]);
+    expect(await handOverCall(call, closed, logs().logger)).toBe('no caller');
     const empty = api([[self]]);
     expect(await handOverCall(call, empty, logs().logger)).toBe('no caller');
     const taken = api([[caller, otherAgent]]);
     expect(await handOverCall(call, taken, logs().logger)).toBe('another agent');
-    expect([...empty.calls, ...taken.calls]).toEqual(['list', 'list']);
+    expect([...closed.calls, ...empty.calls, ...taken.calls]).toEqual(['list', 'list', 'list']);
   });
 });
