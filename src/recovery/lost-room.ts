@@ -77,24 +77,73 @@ export async function handOverCall(call: HandOver, api: RecoveryApi, logger: Han
   return 'failed';
 }
 
+/** How long a room may stay reconnecting before the job takes it as lost (others came back in ~5 s). */
+export const RECONNECT_PATIENCE_MS = 12_000;
+
+/** What the watch needs of rtc-node's Room. */
+export interface WatchedRoom {
+  on(event: RoomEvent.Disconnected, listener: (reason?: number) => void): unknown;
+  on(event: RoomEvent.Reconnecting | RoomEvent.Reconnected, listener: () => void): unknown;
+  off(event: RoomEvent, listener: (...args: never[]) => void): unknown;
+}
+
 /**
- * Watches the job's room; on a lost connection, hands the call over (`handOverCall`), and the
- * job's shutdown waits for that. Without server credentials (`api` undefined) there is no one to
- * ask: nothing is watched.
+ * Hands the call over when the room connection ends in a way the job did not choose, or stays
+ * reconnecting past `patienceMs` (after a server restart rtc-node may go on trying for a long time
+ * while the room is without its agent); then `leave` ends the job. `settled` resolves once any
+ * hand-over is done.
+ */
+export function watchForLostRoom(
+  room: WatchedRoom,
+  call: HandOver,
+  api: RecoveryApi,
+  logger: HandOverLogger,
+  leave: (why: string) => void,
+  patienceMs = RECONNECT_PATIENCE_MS,
+): { settled(): Promise<unknown>; stop(): void } {
+  let handingOver: Promise<unknown> | undefined;
+  let timer: NodeJS.Timeout | undefined;
+  const handOver = () => (handingOver ??= handOverCall(call, api, logger));
+  const onReconnecting = () => {
+    timer ??= setTimeout(() => {
+      logger.warn({ job: call.jobId, afterMs: patienceMs }, 'the room connection did not come back; handing the call over');
+      void handOver().then(() => leave('the room connection did not come back'));
+    }, patienceMs);
+  };
+  const onReconnected = () => {
+    clearTimeout(timer);
+    timer = undefined;
+  };
+  const onDisconnected = (reason?: number) => {
+    onReconnected();
+    logger.info({ job: call.jobId, reason: DisconnectReason[reason ?? DisconnectReason.UNKNOWN_REASON] ?? reason }, 'the room connection ended');
+    if (isLostConnection(reason)) void handOver();
+  };
+  room.on(RoomEvent.Reconnecting, onReconnecting);
+  room.on(RoomEvent.Reconnected, onReconnected);
+  room.on(RoomEvent.Disconnected, onDisconnected);
+  return {
+    settled: () => handingOver ?? Promise.resolve(),
+    stop() {
+      onReconnected();
+      room.off(RoomEvent.Reconnecting, onReconnecting);
+      room.off(RoomEvent.Reconnected, onReconnected);
+      room.off(RoomEvent.Disconnected, onDisconnected);
+    },
+  };
+}
+
+/**
+ * The job's watch (`watchForLostRoom`); its shutdown waits for a hand-over. Without server
+ * credentials (`api` undefined) there is no one to ask: nothing is watched.
  */
 export function handOverIfRoomLost(ctx: JobContext<object>, api: RecoveryApi | undefined, history: () => readonly HistoryTurn[], logger: HandOverLogger): void {
   const room = ctx.job.room?.name;
   if (!api || !room) return;
-  let handingOver: Promise<unknown> = Promise.resolve();
-  const onDisconnected = (reason?: number) => {
-    logger.info({ job: ctx.job.id, reason: DisconnectReason[reason ?? DisconnectReason.UNKNOWN_REASON] ?? reason }, 'the room connection ended');
-    if (!isLostConnection(reason)) return;
-    const call = { room, jobId: ctx.job.id, identity: ctx.info.acceptArguments.identity, agentName: ctx.job.agentName, originalMetadata: ctx.job.metadata, history };
-    handingOver = handOverCall(call, api, logger);
-  };
-  ctx.room.on(RoomEvent.Disconnected, onDisconnected);
+  const call = { room, jobId: ctx.job.id, identity: ctx.info.acceptArguments.identity, agentName: ctx.job.agentName, originalMetadata: ctx.job.metadata, history };
+  const watch = watchForLostRoom(ctx.room, call, api, logger, (why) => ctx.shutdown(why));
   ctx.addShutdownCallback(async () => {
-    ctx.room.off(RoomEvent.Disconnected, onDisconnected);
-    await handingOver;
+    watch.stop();
+    await watch.settled();
   });
 }

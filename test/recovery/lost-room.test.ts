@@ -1,7 +1,8 @@
-import { DisconnectReason } from '@livekit/rtc-node';
-import { describe, expect, it } from 'vitest';
+import { DisconnectReason, RoomEvent } from '@livekit/rtc-node';
+import { EventEmitter } from 'node:events';
+import { describe, expect, it, vi } from 'vitest';
 import { readDispatchMetadata } from '../../src/recovery/dispatch-metadata.js';
-import { handOverCall, handOverPlan, isLostConnection } from '../../src/recovery/lost-room.js';
+import { handOverCall, handOverPlan, isLostConnection, watchForLostRoom } from '../../src/recovery/lost-room.js';
 import type { RecoveryApi, RoomParticipant } from '../../src/recovery/recover.js';
 
 const self: RoomParticipant = { identity: 'agent-AJ_lost', kind: 4, attributes: {} };
@@ -81,5 +82,65 @@ describe('a job that loses its room hands the call over', () => {
     const taken = api([[caller, otherAgent]]);
     expect(await handOverCall(call, taken, logs().logger)).toBe('another agent');
     expect([...closed.calls, ...empty.calls, ...taken.calls]).toEqual(['list', 'list', 'list']);
+  });
+});
+
+describe('the job watching its room', () => {
+  const server = () => api([[self, caller]]);
+
+  it('hands over when the room stays reconnecting past its patience, then leaves', async () => {
+    vi.useFakeTimers();
+    try {
+      const room = new EventEmitter();
+      const left: string[] = [];
+      const s = server();
+      const watch = watchForLostRoom(room as never, call, s, logs().logger, (why) => left.push(why), 12_000);
+      room.emit(RoomEvent.Reconnecting);
+      await vi.advanceTimersByTimeAsync(11_000);
+      expect(s.calls).toEqual([]);
+      await vi.advanceTimersByTimeAsync(2000);
+      await watch.settled();
+      await vi.advanceTimersByTimeAsync(0);
+      expect(s.calls).toEqual(['list', 'remove agent-AJ_lost', 'dispatch fw']);
+      expect(left).toEqual(['the room connection did not come back']);
+      // The job's own leaving afterwards hands nothing over again.
+      room.emit(RoomEvent.Disconnected, DisconnectReason.SIGNAL_CLOSE);
+      await watch.settled();
+      expect(s.calls.filter((c) => c.startsWith('dispatch'))).toHaveLength(1);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('does nothing when the room comes back in time, or when the job leaves on purpose', async () => {
+    vi.useFakeTimers();
+    try {
+      const room = new EventEmitter();
+      const s = server();
+      const left: string[] = [];
+      const watch = watchForLostRoom(room as never, call, s, logs().logger, (why) => left.push(why), 12_000);
+      room.emit(RoomEvent.Reconnecting);
+      await vi.advanceTimersByTimeAsync(5000);
+      room.emit(RoomEvent.Reconnected);
+      await vi.advanceTimersByTimeAsync(20_000);
+      room.emit(RoomEvent.Disconnected, DisconnectReason.CLIENT_INITIATED);
+      await watch.settled();
+      expect(s.calls).toEqual([]);
+      expect(left).toEqual([]);
+      watch.stop();
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('hands over at once when the connection ends without its choosing', async () => {
+    const room = new EventEmitter();
+    const s = server();
+    const watch = watchForLostRoom(room as never, call, s, logs().logger, () => {});
+    room.emit(RoomEvent.Disconnected, DisconnectReason.SIGNAL_CLOSE);
+    expect(await watch.settled()).toBe('dispatched');
+    watch.stop();
+    room.emit(RoomEvent.Reconnecting);
+    expect(room.listenerCount(RoomEvent.Reconnecting)).toBe(0);
   });
 });
