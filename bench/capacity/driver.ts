@@ -16,7 +16,8 @@
 import { readFileSync } from 'node:fs';
 import { decodeWav } from '../../src/local-voice/wav.js';
 import { emit, runDriverProcess } from '../room/driver-process.js';
-import { type JoinedCaller, joinCaller, need } from '../room/caller.js';
+import { type JoinedCaller, joinCaller } from '../room/caller.js';
+import { stackVariable } from '../../scripts/stack/in-namespace.js';
 import { Control } from '../room/control.js';
 import type { TurnSpec } from '../room/plan.js';
 import { type ClipData, runTurn } from '../room/turn.js';
@@ -51,7 +52,7 @@ function loadClip(plan: CapacityPlan): ClipData {
 }
 
 async function runStep(plan: CapacityPlan): Promise<void> {
-  const control = new Control(need('STACK_OPENAI_URL'), need('STACK_CARTESIA_URL'));
+  const control = new Control(stackVariable('STACK_OPENAI_URL'), stackVariable('STACK_CARTESIA_URL'));
   const clips = new Map([['speech', loadClip(plan)]]);
   const settled = await Promise.allSettled(
     Array.from({ length: plan.calls }, (_, i) => joinCaller(`call ${i + 1}`, `${plan.roomPrefix}-${i + 1}`, plan.agentName, Date.now() + JOIN_DEADLINE_MS)),

@@ -17,18 +17,14 @@ import {
   TrackSource,
 } from '@livekit/rtc-node';
 import { AccessToken, RoomAgentDispatch, RoomConfiguration } from 'livekit-server-sdk';
+import { stackVariable } from '../../scripts/stack/in-namespace.js';
 import { Ear } from './ear.js';
 import { Mic } from './mic.js';
 import type { Caller } from './turn.js';
 
-export function need(name: string): string {
-  const value = process.env[name];
-  if (!value) throw new Error(`${name} is not set: run through the stack (the bench's main.ts does)`);
-  return value;
-}
 
 async function token(room: string, agentName: string, identity: string): Promise<string> {
-  const at = new AccessToken(need('LIVEKIT_API_KEY'), need('LIVEKIT_API_SECRET'), { identity, ttl: 7200 });
+  const at = new AccessToken(stackVariable('LIVEKIT_API_KEY'), stackVariable('LIVEKIT_API_SECRET'), { identity, ttl: 7200 });
   at.addGrant({ roomJoin: true, room, canPublish: true, canSubscribe: true, canPublishData: true });
   // The first join creates the room and dispatches the named worker to it.
   at.roomConfig = new RoomConfiguration({ agents: [new RoomAgentDispatch({ agentName })] });
@@ -72,7 +68,7 @@ export async function joinCaller(label: string, roomName: string, agentName: str
       }
     });
   });
-  await room.connect(need('LIVEKIT_URL'), await token(roomName, agentName, identity), { autoSubscribe: true, dynacast: false });
+  await room.connect(stackVariable('LIVEKIT_URL'), await token(roomName, agentName, identity), { autoSubscribe: true, dynacast: false });
   // Queue of one frame ahead at most: the Mic paces itself (see mic.ts).
   const source = new AudioSource(48_000, 1, 200);
   const mic = new Mic(source);

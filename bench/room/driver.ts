@@ -14,7 +14,8 @@ import { loadavg } from 'node:os';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { decodeWav } from '../../src/local-voice/wav.js';
 import { emit, runDriverProcess } from './driver-process.js';
-import { type JoinedCaller, joinCaller, need } from './caller.js';
+import { type JoinedCaller, joinCaller } from './caller.js';
+import { stackVariable } from '../../scripts/stack/in-namespace.js';
 import { Control } from './control.js';
 import type { Strategy, TurnSpec } from './plan.js';
 import { type ClipData, runTurn } from './turn.js';
@@ -55,7 +56,7 @@ async function main(): Promise<void> {
     emit('error', { error: `driver deadline of ${plan.deadlineMs} ms passed` });
     process.exit(3);
   }, plan.deadlineMs);
-  const control = new Control(need('STACK_OPENAI_URL'), need('STACK_CARTESIA_URL'));
+  const control = new Control(stackVariable('STACK_OPENAI_URL'), stackVariable('STACK_CARTESIA_URL'));
   const clips = loadClips(plan);
   const skewAtStart = clockSkew();
   const joinedAt = Date.now();

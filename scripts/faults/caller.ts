@@ -13,7 +13,7 @@
  * src/recovery/history.ts), `agents`, `done`; `error` when it cannot go on.
  */
 import { ParticipantKind, type Room, RoomEvent, TrackKind, dispose } from '@livekit/rtc-node';
-import { RoomServiceClient } from 'livekit-server-sdk';
+import { stackRoomService, stackVariable } from '../stack/in-namespace.js';
 import { existsSync, readFileSync } from 'node:fs';
 import { decodeWav } from '../../src/local-voice/wav.js';
 import { joinCaller } from '../../bench/room/caller.js';
@@ -21,7 +21,6 @@ import { Control } from '../../bench/room/control.js';
 import type { TurnSpec } from '../../bench/room/plan.js';
 import { type Caller, runTurn } from '../../bench/room/turn.js';
 import { HISTORY_ATTRIBUTE, decodeHistory } from '../../src/recovery/history.js';
-import { need } from '../../bench/room/caller.js';
 
 export interface FaultCallerPlan {
   room: string;
@@ -52,7 +51,7 @@ async function main(): Promise<void> {
   const { sampleRate, samples } = decodeWav(readFileSync(plan.clip.file));
   if (sampleRate !== 48_000) throw new Error(`${plan.clip.file}: ${sampleRate} Hz`);
   const clips = new Map([['speech', { samples, firstVoiced: plan.clip.firstVoiced, lastVoiced: plan.clip.lastVoiced }]]);
-  const control = new Control(need('STACK_OPENAI_URL'), need('STACK_CARTESIA_URL'));
+  const control = new Control(stackVariable('STACK_OPENAI_URL'), stackVariable('STACK_CARTESIA_URL'));
   const started = Date.now();
   const caller = await joinCaller(plan.room, plan.room, plan.agentName, started + plan.joinDeadlineMs);
   const agent = [...caller.room.remoteParticipants.values()].find((p) => p.kind === ParticipantKind.AGENT);
@@ -138,7 +137,7 @@ async function main(): Promise<void> {
  */
 async function agentsOver(room: Room, name: string, ms: number): Promise<{ agents: string[]; mostListed: number }> {
   for (const deadline = Date.now() + ms; !room.isConnected && Date.now() < deadline; ) await sleep(200);
-  const api = new RoomServiceClient(need('LIVEKIT_URL').replace(/^ws/, 'http'), need('LIVEKIT_API_KEY'), need('LIVEKIT_API_SECRET'));
+  const api = stackRoomService();
   let agents: string[] = [];
   let mostListed = 0;
   for (const deadline = Date.now() + ms; Date.now() < deadline; await sleep(500)) {

@@ -8,18 +8,14 @@
  * token's dispatch is not applied again, so the room gets exactly the one agent asked for here.
  * Prints one JSON line: `{"room","sid","nodeId"}`.
  */
-import { RoomAgentDispatch, RoomServiceClient } from 'livekit-server-sdk';
+import { RoomAgentDispatch } from 'livekit-server-sdk';
+import { stackRoomService } from './in-namespace.js';
 
 const [room, nodeId, agentName] = process.argv.slice(2);
 if (!room || !nodeId?.startsWith('ND_') || !agentName) {
   process.stderr.write('usage: tsx scripts/stack/place-room.ts ROOM NODE_ID AGENT_NAME\n');
   process.exit(2);
 }
-const need = (name: string): string => {
-  const value = process.env[name];
-  if (!value) throw new Error(`${name} is not set: run through the stack (npm run stack -- exec)`);
-  return value;
-};
-const client = new RoomServiceClient(need('LIVEKIT_URL').replace(/^ws/, 'http'), need('LIVEKIT_API_KEY'), need('LIVEKIT_API_SECRET'));
+const client = stackRoomService();
 const created = await client.createRoom({ name: room, nodeId, emptyTimeout: 60, agents: [new RoomAgentDispatch({ agentName })] });
 process.stdout.write(`${JSON.stringify({ room: created.name, sid: created.sid, nodeId })}\n`);

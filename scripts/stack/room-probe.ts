@@ -8,19 +8,14 @@
  * relayed to that node and times out. One JSON line per attempt: `{"probe":{"at","ms","ok","error"?}}`
  * (`at`: epoch ms it began). Probe rooms close 5 s after creation (nobody joins).
  */
-import { RoomServiceClient } from 'livekit-server-sdk';
+import { stackRoomService } from './in-namespace.js';
 
 const [durationMs, intervalMs] = process.argv.slice(2).map(Number);
 if (!durationMs || !intervalMs) {
   process.stderr.write('usage: tsx scripts/stack/room-probe.ts DURATION_MS INTERVAL_MS\n');
   process.exit(2);
 }
-const need = (name: string): string => {
-  const value = process.env[name];
-  if (!value) throw new Error(`${name} is not set: run through the stack (npm run stack -- exec)`);
-  return value;
-};
-const client = new RoomServiceClient(need('LIVEKIT_URL').replace(/^ws/, 'http'), need('LIVEKIT_API_KEY'), need('LIVEKIT_API_SECRET'), { requestTimeout: 10 });
+const client = stackRoomService({ requestTimeout: 10 });
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const end = Date.now() + durationMs;
 for (let i = 0; Date.now() < end; i++) {
