@@ -11,7 +11,7 @@
  *   speech and 0 for none; the pauses are its no-speech stretches between speech.
  *
  * The pause rule, when no label is given: 20 ms frames; a frame is voiced when its energy is at
- * least 12 dB over the file's noise floor (the 10th percentile of frame energies) and over -60 dBFS;
+ * least 12 dB over the file's noise floor (the 5th percentile of frame energies) and over -60 dBFS;
  * a pause is a run of unvoiced frames of at least 250 ms between the first and the last voiced
  * frame. Whichever way pauses are found, one shorter than 250 ms is taken as part of the speech
  * (people's stop consonants and breaths are that long). The last voiced sample is the turn's end:
@@ -236,7 +236,7 @@ function frameLevels(samples: Int16Array): number[] {
 function voicedFrames(samples: Int16Array): boolean[] {
   const levels = frameLevels(samples);
   const sorted = [...levels].sort((a, b) => a - b);
-  const floor = sorted[Math.floor(sorted.length * 0.1)] ?? -120;
+  const floor = sorted[Math.floor(sorted.length * 0.05)] ?? -120;
   const threshold = Math.max(floor + VOICED_OVER_FLOOR_DB, VOICED_MIN_DBFS);
   return levels.map((l) => l >= threshold);
 }
