@@ -213,12 +213,17 @@ export function parseScv(file: string, text: string): Required<PauseLabels> {
   return { pauses: sortedDisjoint(file, pauses), speech: { startMs: from, endMs: to } };
 }
 
+/** Sorted; pauses that touch are one pause (no speech between them); overlapping ones are refused. */
 function sortedDisjoint(file: string, spans: Span[]): Span[] {
   const sorted = [...spans].sort((a, b) => a.startMs - b.startMs);
-  for (let i = 1; i < sorted.length; i++) {
-    if (sorted[i]!.startMs < sorted[i - 1]!.endMs) throw new HumanTurnError(file, `pauses overlap at ${sorted[i]!.startMs} ms`);
+  const merged: Span[] = [];
+  for (const span of sorted) {
+    const previous = merged.at(-1);
+    if (previous && span.startMs < previous.endMs) throw new HumanTurnError(file, `pauses overlap at ${span.startMs} ms`);
+    if (previous && span.startMs === previous.endMs) previous.endMs = span.endMs;
+    else merged.push({ ...span });
   }
-  return sorted;
+  return merged;
 }
 
 /** Frame energies (dBFS) of 20 ms frames. */

@@ -130,6 +130,13 @@ describe('labels', () => {
     expect(turn!.stretches[1]!.first - turn!.stretches[0]!.last - 1).toBe(Math.round(0.4 * SESSION_RATE));
   });
 
+  it('labelled pauses that touch are one pause (no speech between them)', async () => {
+    const dir = dirWith({ 'o.wav': encodeWav(speechLike([2000]), SESSION_RATE), 'o.pauses.json': JSON.stringify([[700, 900], [900, 1100]]) });
+    const [turn] = await loadHumanTurns(dir, 'en');
+    expect(turn!.pausesMs).toEqual([400]);
+    expect(turn!.stretches).toHaveLength(2);
+  });
+
   it('TEN-VAD .scv: pauses are the no-speech stretches between speech, the speech bounds the turn', () => {
     const labels = parseScv('x.scv', 'x,0.000,0.400,0,0.400,1.200,1,1.200,1.500,0,1.500,2.000,1,2.000,2.600,0\n');
     expect(labels.pauses).toEqual([{ startMs: 1200, endMs: 1500 }]);
