@@ -5,6 +5,7 @@
  * aggressive VAD-only setting.
  *
  *   npm run bench:turn -- [--quick] [--stt LIST] [--variant silence=300,min=400 ...] [--only NAME,...] [--json FILE]
+ *   npm run bench:turn -- --human DIR[,DIR] --language en|ko[,...] [--limit N] [--json FILE]
  *
  * Every turn is spoken: the false-end corpus (bench/turn/corpus.ts) rendered by the local voice,
  * played at real time into a room-less session through the real Silero VAD and the production
@@ -15,6 +16,12 @@
  * server-vad; every other setting runs with each profile. LLM first token 300 ms at 40 tokens/s,
  * TTS first byte 120 ms (the Resemble-protocol server on loopback, in this process, so CPU per
  * turn includes its work and the local OpenAI server's — the same for every setting).
+ *
+ * `--human`: recorded human turns instead of the eSpeak corpus (bench/turn/human-turns.ts reads
+ * them; `--language` gives each directory's language, one for all or one per directory), the
+ * turns with a pause of at least 250 ms, at most `--limit` (default 20) per directory, played
+ * through the same session; the default STT profile is then live:300/150 alone, and the report
+ * adds the per-language, per-pause-band table (bench/turn/pause-bands.ts).
  */
 import { initializeLogger } from '@livekit/agents';
 import * as silero from '@livekit/agents-plugin-silero';
@@ -39,6 +46,8 @@ import { TURN_CORPUS } from './corpus.js';
 import type { CorpusUtterance } from './corpus-types.js';
 import { type SettingFigures, settingFigures } from './figures.js';
 import { type BenchSetting, FIRSTWORD, FRAMEWORK_DEFAULTS, NAMED_SETTINGS, parseVariant } from './settings.js';
+import { type HumanBandRun, type HumanRun, humanReport, loadHumanRun, printHumanReport } from './human-run.js';
+import { playedTurn } from './pause-bands.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -47,7 +56,9 @@ const { values: args } = parseArgs({
     variant: { type: 'string', multiple: true, default: [] },
     only: { type: 'string' },
     json: { type: 'string' },
-    stt: { type: 'string', default: DEFAULT_STT_PROFILES.join(',') },
+    stt: { type: 'string' },
+    human: { type: 'string' },
+    language: { type: 'string' },
     'first-token-ms': { type: 'string', default: '300' },
     'tokens-per-second': { type: 'string', default: '40' },
     'first-byte-ms': { type: 'string', default: '120' },
@@ -94,11 +105,17 @@ async function render(corpus: CorpusUtterance[]): Promise<RenderedUtterance[]> {
   }
 }
 
+/** One utterance to play: its id for the log, and the pause after each piece but the last (ms). */
+interface PlayItem {
+  id: string;
+  pauseMs: number[];
+}
+
 async function runSetting(
   setting: BenchSetting,
   profile: SttProfile,
-  corpus: CorpusUtterance[],
-  rendered: RenderedUtterance[],
+  corpus: readonly PlayItem[],
+  rendered: readonly RenderedUtterance[],
   serverUrl: string,
 ): Promise<{ figures: SettingFigures; turns: SpokenTurn[] }> {
   const openai = await startOpenAIServer(profile.server);
@@ -151,7 +168,7 @@ async function runSetting(
     await engine.close();
     await openai.close();
   }
-  const withPauses = turns.map((t, i) => ({ turn: t, pauseMs: corpus[i]!.pieces.slice(0, -1).map((p) => p.pauseAfterMs ?? 0) }));
+  const withPauses = turns.map((t, i) => ({ turn: t, pauseMs: corpus[i]!.pauseMs }));
   return { figures: settingFigures(setting.name, profile.name, withPauses), turns };
 }
 
@@ -181,18 +198,27 @@ function table(rows: SettingFigures[]): string {
 async function main(): Promise<void> {
   initializeLogger({ pretty: false, level: 'error' });
   const settings = selectSettings();
-  const profiles = parseSttProfiles(args.stt!);
+  const human: HumanRun | undefined = args.human ? await loadHumanRun(args.human, args.language, args.limit) : undefined;
+  const profiles = parseSttProfiles(args.stt ?? (human ? 'live:300/150' : DEFAULT_STT_PROFILES.join(',')));
   const serverVad = parseSttProfiles('server-vad')[0]!;
-  const corpus = selectCorpus();
-  process.stderr.write(`rendering ${corpus.length} utterances with the local voice…\n`);
-  const rendered = await render(corpus);
+  const espeak = human ? [] : selectCorpus();
+  const corpus: Array<PlayItem & { language: string }> = human
+    ? human.turns.map((t) => ({ id: t.id, language: t.language, pauseMs: t.pausesMs }))
+    : espeak.map((u) => ({ id: u.id, language: u.language, pauseMs: u.pieces.slice(0, -1).map((p) => p.pauseAfterMs ?? 0) }));
+  if (!human) process.stderr.write(`rendering ${corpus.length} utterances with the local voice…\n`);
+  const rendered = human ? human.utterances : await render(espeak);
   const server = await startResembleServer({ firstByteDelayMs: Number(args['first-byte-ms']), msPerChar: 60, realTimeFactor: 0.2 });
   const rows: SettingFigures[] = [];
+  const bandRuns: HumanBandRun[] = [];
   try {
     for (const setting of settings) {
       // The baseline is today's worker: server-vad only, once.
       const runs = setting === FRAMEWORK_DEFAULTS ? [serverVad] : profiles;
-      for (const profile of runs) rows.push((await runSetting(setting, profile, corpus, rendered, server.url)).figures);
+      for (const profile of runs) {
+        const { figures, turns } = await runSetting(setting, profile, corpus, rendered, server.url);
+        rows.push(figures);
+        bandRuns.push({ setting: setting.name, stt: profile.name, played: turns.map((t, i) => playedTurn(t, corpus[i]!.language, corpus[i]!.pauseMs)) });
+      }
     }
   } finally {
     await server.close();
@@ -204,6 +230,7 @@ async function main(): Promise<void> {
       `TTS first byte ${args['first-byte-ms']} ms. Times from the caller's last voiced sample.`,
   );
   console.log(table(rows));
+  if (human) printHumanReport(humanReport(human, bandRuns));
   const base = rows.find((r) => r.name === 'framework-defaults');
   if (base) {
     for (const r of rows.filter((x) => x !== base)) {
@@ -226,7 +253,8 @@ async function main(): Promise<void> {
       draftsDiscardedPerTurn: r.draftsDiscardedPerTurn,
       cpuMsPerTurn: r.cpuMsPerTurn,
     }));
-    writeFileSync(args.json, `${JSON.stringify({ settings: settingsJson }, null, 2)}\n`);
+    const humanJson = human ? humanReport(human, bandRuns) : undefined;
+    writeFileSync(args.json, `${JSON.stringify({ settings: settingsJson, ...(humanJson ? { human: humanJson } : {}) }, null, 2)}\n`);
   }
   process.exit(0);
 }
