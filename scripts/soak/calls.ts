@@ -1,7 +1,8 @@
 /**
  * `npm run soak`: the worker held at its call cap on the real stack for a long run, with one fault
  * of each kind injected along the way; reports turns asked, answered and lost, inside the faults
- * and outside them (scripts/soak/report.ts). Exits non-zero when a turn is lost outside a fault.
+ * and outside them (scripts/soak/report.ts). Exits non-zero when a turn is lost, or a call not
+ * served, outside a fault.
  *
  *   npm run soak -- [--minutes 20] [--calls 3] [--turn-every 20] [--call-minutes 4]
  *                   [--faults tts,job,redis,livekit,restart] [--nodes 1] [--json FILE]
@@ -190,7 +191,8 @@ async function main(): Promise<number> {
     writeFileSync(opts.json, `${JSON.stringify({ date: new Date().toISOString(), options: opts, report, turns, calls, logs: state.runDir }, (_k, v: unknown) => (v === Number.POSITIVE_INFINITY ? 'until the call ended' : v), 2)}\n`);
     log(`json: ${opts.json}`);
   }
-  return report.outside.lost === 0 && failures.length === 0 ? 0 : 1;
+  const unservedOutside = report.calls.notServed.filter((c) => c.insideFault === null).length;
+  return report.outside.lost === 0 && unservedOutside === 0 && failures.length === 0 ? 0 : 1;
 }
 
 main().then(
