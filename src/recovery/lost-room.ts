@@ -35,6 +35,7 @@ export interface HandOver {
   history: () => readonly HistoryTurn[];
 }
 
+/** The job's logger, which names the job on every line. */
 interface HandOverLogger {
   info(fields: Record<string, unknown>, msg: string): void;
   warn(fields: Record<string, unknown>, msg: string): void;
@@ -60,20 +61,20 @@ export async function handOverCall(call: HandOver, api: RecoveryApi, logger: Han
     try {
       const plan = handOverPlan(await api.listParticipants(call.room), call.identity);
       if (plan !== 'dispatch') {
-        logger.info({ job: call.jobId, why: plan }, 'no call to hand over');
+        logger.info({ why: plan }, 'no call to hand over');
         return plan;
       }
       await api.removeParticipant(call.room, call.identity).catch(() => {}); // already gone
       const metadata = encodeResumeMetadata({ id: call.jobId, metadata: call.originalMetadata }, call.history());
       const dispatch = await api.createDispatch(call.room, call.agentName, { metadata });
-      logger.warn({ job: call.jobId, dispatch: dispatch.id, historyTurns: call.history().length }, 'lost the connection to the room; dispatched a new agent to carry on the call');
+      logger.warn({ dispatch: dispatch.id, historyTurns: call.history().length }, 'lost the connection to the room; dispatched a new agent to carry on the call');
       return 'dispatched';
     } catch (error) {
       lastError = (error as Error).message;
       await new Promise((resolve) => setTimeout(resolve, 500));
     }
   }
-  logger.warn({ job: call.jobId, error: lastError }, 'lost the connection to the room and could not hand the call over');
+  logger.warn({ error: lastError }, 'lost the connection to the room and could not hand the call over');
   return 'failed';
 }
 
@@ -106,7 +107,7 @@ export function watchForLostRoom(
   const handOver = () => (handingOver ??= handOverCall(call, api, logger));
   const onReconnecting = () => {
     timer ??= setTimeout(() => {
-      logger.warn({ job: call.jobId, afterMs: patienceMs }, 'the room connection did not come back; handing the call over');
+      logger.warn({ afterMs: patienceMs }, 'the room connection did not come back; handing the call over');
       void handOver().then(() => leave('the room connection did not come back'));
     }, patienceMs);
   };
@@ -116,7 +117,7 @@ export function watchForLostRoom(
   };
   const onDisconnected = (reason?: number) => {
     onReconnected();
-    logger.info({ job: call.jobId, reason: DisconnectReason[reason ?? DisconnectReason.UNKNOWN_REASON] ?? reason }, 'the room connection ended');
+    logger.info({ reason: DisconnectReason[reason ?? DisconnectReason.UNKNOWN_REASON] ?? reason }, 'the room connection ended');
     if (isLostConnection(reason)) void handOver();
   };
   room.on(RoomEvent.Reconnecting, onReconnecting);
