@@ -2,6 +2,7 @@
  * The capacity bench's report: per worker a table per step with ratios to the 1-call step and what
  * each call costs (steady, start-up, threads); ours / stock when compared; then the dispatch probe.
  */
+import { DEFAULT_CPU_BUDGET_PERCENT } from '../../src/config/defaults.js';
 import type { CapacityArgs } from './args.js';
 import { printComparison, printCosts } from './print-cost.js';
 import type { StepSummary } from './summary.js';
@@ -94,10 +95,10 @@ function printRun(r: CapacityReport, run: WorkerRun, log: (line: string) => void
   printCosts(run.steps, log);
   const good = run.steps.filter((s) => s.degraded.length === 0).at(-1);
   if (good) {
-    const cpuRuleCalls = (0.7 * r.cores) / good.cpuPerCall;
+    const cpuBudgetCalls = ((DEFAULT_CPU_BUDGET_PERCENT / 100) * r.cores) / good.cpuPerCall;
     log(
       `last good step: ${good.calls} calls; the worker alone used ${good.cpuPerCall.toFixed(2)} core per call → ${good.callsPerCore.toFixed(1)} calls per core; ` +
-        `PSS ${good.pssPerCallMb.toFixed(0)} MB per call over the idle worker. The framework's CPU rule (full at 0.7 of all cores) would mark a worker alone on this host full at ≈ ${cpuRuleCalls.toFixed(1)} calls.`,
+        `PSS ${good.pssPerCallMb.toFixed(0)} MB per call over the idle worker. The worker's default CPU budget (full at ${DEFAULT_CPU_BUDGET_PERCENT} % of all cores) would mark a worker alone on this host full at ≈ ${cpuBudgetCalls.toFixed(1)} calls.`,
     );
   }
   for (const t of run.transitions) log(`  worker log ${new Date(t.time).toISOString()}: ${t.full ? 'full, marking as unavailable' : 'below capacity, available'} (load ${t.load ?? '?'})`);
