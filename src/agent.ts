@@ -292,7 +292,7 @@ export function runWorkerCli(argv: string[] = process.argv): void {
   }, 1);
   // A job process that dies during a call: its agent is taken out and a new one resumes the call,
   // once LiveKit knows this worker has room for it.
-  startJobRecovery(config, () => loadReports.available(RESUME_WAIT_FOR_ROOM_MS));
+  startJobRecovery(config, { readyToServe: () => loadReports.available(RESUME_WAIT_FOR_ROOM_MS), release: (jobId) => cap.release(jobId) });
   // One request handler: a second agent for a room this worker serves is declined, then the cap.
   const requests = oneAgentRequests(cap.requestFunc, log);
   const serverOptions = new ServerOptions({

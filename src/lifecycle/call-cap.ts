@@ -30,21 +30,26 @@ export interface CallCap {
    * for a moment, is not counted against it.
    */
   requestFunc(request: Pick<JobRequest, 'id' | 'accept' | 'reject'> & { replaces?: string }): Promise<void>;
-  /** Calls counted now: running, plus accepted and not yet running. */
+  /** Calls counted now: running, plus accepted and not yet running, less the released. */
   calls(): number;
+  /** Stops counting a running job that is handing its call to a successor (src/recovery/lost-room.ts). */
+  release(jobId: string): void;
 }
 
 export function createCallCap(options: CallCapOptions): CallCap {
   const now = options.now ?? Date.now;
   const reservationMs = options.reservationMs ?? 30_000;
   const accepted = new Map<string, number>();
+  const released = new Set<string>();
   let server: ServerWithJobs | undefined;
 
   const calls = (except?: string) => {
     const running = new Set((server?.activeJobs ?? []).map((info) => info.job.id));
     const t = now();
     for (const [id, at] of accepted) if (running.has(id) || t - at > reservationMs) accepted.delete(id);
-    return running.size + accepted.size - (except !== undefined && running.has(except) ? 1 : 0);
+    for (const id of released) if (!running.has(id)) released.delete(id);
+    const uncounted = new Set([...released, ...(except !== undefined ? [except] : [])].filter((id) => running.has(id)));
+    return running.size + accepted.size - uncounted.size;
   };
 
   return {
@@ -63,5 +68,6 @@ export function createCallCap(options: CallCapOptions): CallCap {
       await request.accept();
     },
     calls: () => calls(),
+    release: (jobId) => void released.add(jobId),
   };
 }

@@ -1,6 +1,7 @@
 /**
  * Tells the worker's main process when one of its job processes ends, with the job it was
- * running and how it ended (exit code or signal).
+ * running and how it ended (exit code or signal); and, from the same child process, when its job
+ * asks for room for a successor (./hand-over-channel.ts).
  *
  * Why this reaches into the framework: @livekit/agents 1.9 keeps its job processes in a private
  * pool (`AgentServer.#procPool`, an ECMAScript private field) and emits no event when one dies;
@@ -14,6 +15,7 @@ import type { ChildProcess } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { handOverRequestOf } from './hand-over-channel.js';
 
 /** What the watcher needs of the framework's `RunningJobInfo`. */
 export interface JobInfo {
@@ -53,23 +55,45 @@ export function classifyExit(code: number | null, signal: NodeJS.Signals | null)
   return { unexpected: code !== 0, how: `exit code ${String(code)}` };
 }
 
-let installing: Promise<Set<(exit: JobProcessExit) => void>> | undefined;
+/** A job asking, through its process, for room for its successor (./hand-over-channel.ts). */
+export interface HandOverRequest {
+  jobId: string;
+  /** Tells the job the worker has made room. */
+  ready(): void;
+}
 
-async function install(): Promise<Set<(exit: JobProcessExit) => void>> {
+interface Listeners {
+  exits: Set<(exit: JobProcessExit) => void>;
+  handOvers: Set<(request: HandOverRequest) => void>;
+}
+
+let installing: Promise<Listeners> | undefined;
+
+async function install(): Promise<Listeners> {
   const prototype = await jobExecutorPrototype();
-  const listeners = new Set<(exit: JobProcessExit) => void>();
+  const listeners: Listeners = { exits: new Set(), handOvers: new Set() };
   const launchJob = prototype.launchJob;
   prototype.launchJob = async function launchJobWatched(this: { proc?: ChildProcess }, info: JobInfo): Promise<void> {
     const child = this.proc;
     if (typeof child?.once !== 'function') throw new Error('@livekit/agents changed: a job executor without its child process in `proc`');
-    const report = (code: number | null, signal: NodeJS.Signals | null) => {
-      for (const listener of listeners) listener({ info, pid: child.pid, code, signal });
+    // The same child carries the job's hand-over requests.
+    const onMessage = (message: unknown) => {
+      const request = handOverRequestOf(message);
+      if (!request) return;
+      const ready = () => void (child.connected && child.send(request.ready));
+      for (const listener of listeners.handOvers) listener({ jobId: request.jobId, ready });
     };
+    const report = (code: number | null, signal: NodeJS.Signals | null) => {
+      child.off('message', onMessage);
+      for (const listener of listeners.exits) listener({ info, pid: child.pid, code, signal });
+    };
+    child.on('message', onMessage);
     child.once('exit', report);
     try {
       await launchJob.call(this, info);
     } catch (error) {
       child.off('exit', report);
+      child.off('message', onMessage);
       throw error;
     }
   };
@@ -82,7 +106,15 @@ async function install(): Promise<Set<(exit: JobProcessExit) => void>> {
  */
 export async function watchJobProcessExits(onExit: (exit: JobProcessExit) => void): Promise<() => void> {
   installing ??= install();
-  const listeners = await installing;
-  listeners.add(onExit);
-  return () => listeners.delete(onExit);
+  const { exits } = await installing;
+  exits.add(onExit);
+  return () => exits.delete(onExit);
+}
+
+/** Calls `onRequest` when a running job asks for room for its successor. Returns the stop. */
+export async function watchHandOverRequests(onRequest: (request: HandOverRequest) => void): Promise<() => void> {
+  installing ??= install();
+  const { handOvers } = await installing;
+  handOvers.add(onRequest);
+  return () => handOvers.delete(onRequest);
 }

@@ -10,6 +10,7 @@ import type { JobContext } from '@livekit/agents';
 import { DisconnectReason, RoomEvent } from '@livekit/rtc-node';
 import { encodeResumeMetadata } from './dispatch-metadata.js';
 import type { HistoryTurn } from './history.js';
+import { askWorkerForRoom } from './hand-over-channel.js';
 import type { RecoveryApi, RoomParticipant } from './recover.js';
 
 /**
@@ -54,8 +55,16 @@ export function handOverPlan(participants: readonly RoomParticipant[], self: str
  * Hands the call over (see above). The server may still be coming back: its API is retried for
  * up to `patienceMs`. Never throws.
  */
-export async function handOverCall(call: HandOver, api: RecoveryApi, logger: HandOverLogger, patienceMs = 10_000): Promise<HandOverOutcome> {
-  const deadline = Date.now() + patienceMs;
+export interface HandOverOptions {
+  /** How long the server's API is retried. @defaultValue 10 s */
+  patienceMs?: number;
+  /** Resolves once the job's own worker has made room for the successor (false: it did not say so in time). */
+  readyToServe?: () => Promise<boolean>;
+}
+
+export async function handOverCall(call: HandOver, api: RecoveryApi, logger: HandOverLogger, options: HandOverOptions = {}): Promise<HandOverOutcome> {
+  const deadline = Date.now() + (options.patienceMs ?? 10_000);
+  let asked = false;
   let lastError = '';
   while (Date.now() < deadline) {
     try {
@@ -65,6 +74,10 @@ export async function handOverCall(call: HandOver, api: RecoveryApi, logger: Han
         return plan;
       }
       await api.removeParticipant(call.room, call.identity).catch(() => {}); // already gone
+      if (options.readyToServe && !asked) {
+        asked = true;
+        if (!(await options.readyToServe())) logger.warn({}, 'the worker did not say it has room for the successor; dispatching it anyway (another worker may take it)');
+      }
       const metadata = encodeResumeMetadata({ id: call.jobId, metadata: call.originalMetadata }, call.history());
       const dispatch = await api.createDispatch(call.room, call.agentName, { metadata });
       logger.warn({ dispatch: dispatch.id, historyTurns: call.history().length }, 'lost the connection to the room; dispatched a new agent to carry on the call');
@@ -77,6 +90,9 @@ export async function handOverCall(call: HandOver, api: RecoveryApi, logger: Han
   logger.warn({ error: lastError }, 'lost the connection to the room and could not hand the call over');
   return 'failed';
 }
+
+/** Two of the framework's 2.5 s load reports, and some: how long the job waits for its worker's room. */
+const WORKER_ROOM_WAIT_MS = 7000;
 
 /** How long a room may stay reconnecting before the job takes it as lost (others came back in ~5 s). */
 export const RECONNECT_PATIENCE_MS = 12_000;
@@ -100,11 +116,12 @@ export function watchForLostRoom(
   api: RecoveryApi,
   logger: HandOverLogger,
   leave: (why: string) => void,
-  patienceMs = RECONNECT_PATIENCE_MS,
+  options: HandOverOptions & { reconnectPatienceMs?: number } = {},
 ): { settled(): Promise<unknown>; stop(): void } {
+  const patienceMs = options.reconnectPatienceMs ?? RECONNECT_PATIENCE_MS;
   let handingOver: Promise<unknown> | undefined;
   let timer: NodeJS.Timeout | undefined;
-  const handOver = () => (handingOver ??= handOverCall(call, api, logger));
+  const handOver = () => (handingOver ??= handOverCall(call, api, logger, options));
   const onReconnecting = () => {
     timer ??= setTimeout(() => {
       logger.warn({ afterMs: patienceMs }, 'the room connection did not come back; handing the call over');
@@ -142,7 +159,8 @@ export function handOverIfRoomLost(ctx: JobContext<object>, api: RecoveryApi | u
   const room = ctx.job.room?.name;
   if (!api || !room) return;
   const call = { room, jobId: ctx.job.id, identity: ctx.info.acceptArguments.identity, agentName: ctx.job.agentName, originalMetadata: ctx.job.metadata, history };
-  const watch = watchForLostRoom(ctx.room, call, api, logger, (why) => ctx.shutdown(why));
+  // Its worker counts this job until it has left: asked first to stop, so it can take the successor.
+  const watch = watchForLostRoom(ctx.room, call, api, logger, (why) => ctx.shutdown(why), { readyToServe: () => askWorkerForRoom(ctx.job.id, WORKER_ROOM_WAIT_MS) });
   ctx.addShutdownCallback(async () => {
     watch.stop();
     await watch.settled();

@@ -69,4 +69,20 @@ describe('AGENT_MAX_CALLS as a hard cap', () => {
     await cap.requestFunc(bogus);
     expect(bogus.answer.value).toBe('rejected');
   });
+
+  it('stops counting a released job (one handing its call over) while it is still running', async () => {
+    const cap = createCallCap({ maxCalls: 2, now: () => 0 });
+    const server = { activeJobs: [{ job: { id: 'leaving' } }, { job: { id: 'other' } }] };
+    expect(await cap.loadFunc(server)).toBe(1);
+    cap.release('leaving');
+    expect(await cap.loadFunc(server)).toBe(0.5);
+    const successor = request('successor');
+    await cap.requestFunc(successor);
+    expect(successor.answer.value).toBe('accepted');
+    // Once gone, the job is forgotten: the same id running again counts.
+    server.activeJobs = [{ job: { id: 'other' } }, { job: { id: 'successor' } }];
+    expect(cap.calls()).toBe(2);
+    server.activeJobs.push({ job: { id: 'leaving' } });
+    expect(cap.calls()).toBe(3);
+  });
 });

@@ -6,9 +6,11 @@
 import { fileURLToPath } from 'node:url';
 import { initializeLogger } from '@livekit/agents';
 import { describe, expect, it } from 'vitest';
-import { type JobInfo, type JobProcessExit, classifyExit, jobExecutorModuleUrl, watchJobProcessExits } from '../../src/recovery/job-exits.js';
+import { HAND_OVER_READY, HAND_OVER_REQUEST } from '../../src/recovery/hand-over-channel.js';
+import { type HandOverRequest, type JobInfo, type JobProcessExit, classifyExit, jobExecutorModuleUrl, watchHandOverRequests, watchJobProcessExits } from '../../src/recovery/job-exits.js';
 
 const AGENT = fileURLToPath(new URL('./fixtures/waiting-agent.mjs', import.meta.url));
+const HANDING_OVER_AGENT = fileURLToPath(new URL('./fixtures/handing-over-agent.mjs', import.meta.url));
 
 interface Executor {
   proc?: { pid?: number };
@@ -28,13 +30,11 @@ describe('how a job process ended', () => {
 });
 
 describe('watching the framework\'s job processes', () => {
-  it('reports the job and the signal when a job process is killed while running a job', async () => {
+  async function launched(agent: string, jobId: string) {
     initializeLogger({ pretty: false, level: 'fatal' });
     const { JobProcExecutor } = (await import(jobExecutorModuleUrl())) as { JobProcExecutor: new (options: Record<string, unknown>) => Executor };
-    const exits: JobProcessExit[] = [];
-    const stop = await watchJobProcessExits((exit) => exits.push(exit));
     const executor = new JobProcExecutor({
-      agent: AGENT,
+      agent,
       initializeTimeout: 30_000,
       closeTimeout: 5000,
       memoryWarnMB: 0,
@@ -43,16 +43,23 @@ describe('watching the framework\'s job processes', () => {
       pingTimeout: 60_000,
       highPingThreshold: 500,
     });
+    await executor.start();
+    await executor.initialize({ sessionEndTimeout: 10_000 });
+    const info = {
+      job: { id: jobId, metadata: '{"caller":"c"}', room: { name: 'shape-room', sid: 'RM_shape' }, type: 0, agentName: 'fw' },
+      acceptArguments: { identity: `agent-${jobId}`, name: '', metadata: '', attributes: {} },
+      url: 'ws://127.0.0.1:9',
+      token: 'unused',
+      workerId: 'W_shape',
+    };
+    return { executor, info };
+  }
+
+  it('reports the job and the signal when a job process is killed while running a job', async () => {
+    const exits: JobProcessExit[] = [];
+    const stop = await watchJobProcessExits((exit) => exits.push(exit));
+    const { executor, info } = await launched(AGENT, 'AJ_shape');
     try {
-      await executor.start();
-      await executor.initialize({ sessionEndTimeout: 10_000 });
-      const info = {
-        job: { id: 'AJ_shape', metadata: '{"caller":"c"}', room: { name: 'shape-room', sid: 'RM_shape' }, type: 0, agentName: 'fw' },
-        acceptArguments: { identity: 'agent-AJ_shape', name: '', metadata: '', attributes: {} },
-        url: 'ws://127.0.0.1:9',
-        token: 'unused',
-        workerId: 'W_shape',
-      };
       await executor.launchJob(info);
       const pid = executor.proc?.pid;
       expect(pid).toBeTypeOf('number');
@@ -61,6 +68,29 @@ describe('watching the framework\'s job processes', () => {
       expect(exits).toEqual([{ info, pid, code: null, signal: 'SIGKILL' }]);
     } finally {
       stop();
+      await executor.close();
+    }
+  }, 60_000);
+
+  it('carries a job\'s request for room for its successor to the main process, and the answer back', async () => {
+    expect([HAND_OVER_REQUEST, HAND_OVER_READY]).toEqual(['firstwordHandOverRequest', 'firstwordHandOverReady']); // the fixture's names
+    const requests: HandOverRequest[] = [];
+    const exits: JobProcessExit[] = [];
+    const stopRequests = await watchHandOverRequests((request) => {
+      requests.push(request);
+      request.ready();
+    });
+    const stopExits = await watchJobProcessExits((exit) => exits.push(exit));
+    const { executor, info } = await launched(HANDING_OVER_AGENT, 'AJ_handover');
+    try {
+      await executor.launchJob(info);
+      await executor.join();
+      expect(requests.map((r) => r.jobId)).toEqual(['AJ_handover']);
+      // The fixture exits with 42 only once the answer reached it.
+      expect(exits.map((e) => e.code)).toEqual([42]);
+    } finally {
+      stopRequests();
+      stopExits();
       await executor.close();
     }
   }, 60_000);

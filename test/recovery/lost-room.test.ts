@@ -64,12 +64,27 @@ describe('a job that loses its room hands the call over', () => {
     expect(lines).toEqual(['warn lost the connection to the room; dispatched a new agent to carry on the call']);
   });
 
+  it('asks its worker for room after taking its agent out and before dispatching; dispatches anyway with a warning when not told', async () => {
+    const server = api([[self, caller]]);
+    const order: string[] = [];
+    const readyToServe = async () => {
+      order.push(...server.calls, 'asked');
+      return true;
+    };
+    expect(await handOverCall(call, server, logs().logger, { readyToServe })).toBe('dispatched');
+    expect(order).toEqual(['list', 'remove agent-AJ_lost', 'asked']);
+    expect(server.calls.at(-1)).toBe('dispatch fw');
+    const { lines, logger } = logs();
+    expect(await handOverCall(call, api([[self, caller]]), logger, { readyToServe: async () => false })).toBe('dispatched');
+    expect(lines[0]).toMatch(/^warn the worker did not say it has room/);
+  });
+
   it('waits for a server still coming back, and gives up with one warning after its patience', async () => {
     const server = api([new Error('connect ECONNREFUSED'), new Error('connect ECONNREFUSED'), [self, caller]]);
-    expect(await handOverCall(call, server, logs().logger, 5000)).toBe('dispatched');
+    expect(await handOverCall(call, server, logs().logger, { patienceMs: 5000 })).toBe('dispatched');
     const down = api([new Error('connect ECONNREFUSED')]);
     const { lines, logger } = logs();
-    expect(await handOverCall(call, down, logger, 1200)).toBe('failed');
+    expect(await handOverCall(call, down, logger, { patienceMs: 1200 })).toBe('failed');
     expect(down.calls.every((c) => c === 'list')).toBe(true);
     expect(lines).toEqual(['warn lost the connection to the room and could not hand the call over']);
   });
@@ -94,7 +109,7 @@ describe('the job watching its room', () => {
       const room = new EventEmitter();
       const left: string[] = [];
       const s = server();
-      const watch = watchForLostRoom(room as never, call, s, logs().logger, (why) => left.push(why), 12_000);
+      const watch = watchForLostRoom(room as never, call, s, logs().logger, (why) => left.push(why), { reconnectPatienceMs: 12_000 });
       room.emit(RoomEvent.Reconnecting);
       await vi.advanceTimersByTimeAsync(11_000);
       expect(s.calls).toEqual([]);
@@ -118,7 +133,7 @@ describe('the job watching its room', () => {
       const room = new EventEmitter();
       const s = server();
       const left: string[] = [];
-      const watch = watchForLostRoom(room as never, call, s, logs().logger, (why) => left.push(why), 12_000);
+      const watch = watchForLostRoom(room as never, call, s, logs().logger, (why) => left.push(why), { reconnectPatienceMs: 12_000 });
       room.emit(RoomEvent.Reconnecting);
       await vi.advanceTimersByTimeAsync(5000);
       room.emit(RoomEvent.Reconnected);
