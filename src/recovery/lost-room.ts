@@ -11,7 +11,7 @@ import { DisconnectReason, RoomEvent } from '@livekit/rtc-node';
 import { encodeResumeMetadata } from './dispatch-metadata.js';
 import type { HistoryTurn } from './history.js';
 import { askWorkerForRoom } from './hand-over-channel.js';
-import type { RecoveryApi, RoomParticipant } from './recover.js';
+import { AGENT_KIND, type RecoveryApi, type RoomParticipant } from './recover.js';
 
 /**
  * The ways an agent is out of a room on purpose (it left, or was put out: by recovery, an operator,
@@ -21,9 +21,6 @@ import type { RecoveryApi, RoomParticipant } from './recover.js';
 const DELIBERATE = new Set<number>([DisconnectReason.CLIENT_INITIATED, DisconnectReason.DUPLICATE_IDENTITY, DisconnectReason.PARTICIPANT_REMOVED]);
 
 export const isLostConnection = (reason: number | undefined): boolean => !DELIBERATE.has(reason ?? DisconnectReason.UNKNOWN_REASON);
-
-/** rtc-node's ParticipantKind.AGENT, as the server API lists it. */
-const AGENT_KIND = 4;
 
 export interface HandOver {
   room: string;
@@ -51,10 +48,6 @@ export function handOverPlan(participants: readonly RoomParticipant[], self: str
   return others.length > 0 ? 'dispatch' : 'no caller';
 }
 
-/**
- * Hands the call over (see above). The server may still be coming back: its API is retried for
- * up to `patienceMs`. Never throws.
- */
 export interface HandOverOptions {
   /** How long the server's API is retried. @defaultValue 10 s */
   patienceMs?: number;
@@ -62,6 +55,10 @@ export interface HandOverOptions {
   readyToServe?: () => Promise<boolean>;
 }
 
+/**
+ * Hands the call over (see the top of this file). The server may still be coming back: its API is
+ * retried for up to `patienceMs`. Never throws.
+ */
 export async function handOverCall(call: HandOver, api: RecoveryApi, logger: HandOverLogger, options: HandOverOptions = {}): Promise<HandOverOutcome> {
   const deadline = Date.now() + (options.patienceMs ?? 10_000);
   let asked = false;

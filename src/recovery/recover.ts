@@ -12,7 +12,7 @@ import { HISTORY_ATTRIBUTE, type HistoryTurn, decodeHistory } from './history.js
 import { type JobProcessExit, classifyExit } from './job-exits.js';
 
 /** LiveKit's ParticipantInfo.Kind.AGENT. */
-const AGENT_KIND = 4;
+export const AGENT_KIND = 4;
 
 export interface RoomParticipant {
   identity: string;
