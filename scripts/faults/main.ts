@@ -10,6 +10,7 @@ import { loadavg } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { prepareClips } from '../../bench/room/speech.js';
 import type { DriverEvent } from '../../bench/room/stack-run.js';
+import { DEPARTURE_TIMEOUT_S } from '../stack/livekit-config.js';
 import { isAlive, running } from '../stack/processes.js';
 import { down, restartComponent, startExtraWorker, up } from '../stack/stack.js';
 import type { StackState } from '../stack/state.js';
@@ -268,6 +269,8 @@ async function main(): Promise<number> {
     tts: 'cartesia',
     agentName: AGENT,
     web: false,
+    // A caller rejoining a restarted server finds its room as production would keep it.
+    departureTimeoutS: DEPARTURE_TIMEOUT_S.livekitDefault,
     // Room for every call a drill places (the livekit drill's --calls, then its next call).
     workerEnv: { AGENT_PROCESS_START_TIMEOUT_S: '60', AGENT_MAX_CALLS: String(Math.max(4, calls + 1)) },
     fakeArgs: { openai: ['--script', scriptFile], cartesia: ['--options', JSON.stringify({ audio: 'audible', msPerChar: 60, firstByteDelayMs: 120 })] },

@@ -20,6 +20,7 @@ import { parseArgs } from 'node:util';
 import { prepareClips } from '../../bench/room/speech.js';
 import { CONVERSATION, type CallerHandle, startCaller } from '../faults/drill.js';
 import type { FaultCallerPlan } from '../faults/caller.js';
+import { DEPARTURE_TIMEOUT_S } from '../stack/livekit-config.js';
 import { down, up } from '../stack/stack.js';
 import { type FaultContext, type LiveCall, SOAK_FAULTS, type SoakFaultKind, injectFault } from './faults.js';
 import { type SoakCall, type SoakFault, type SoakTurn, formatSoakReport, soakReport } from './report.js';
@@ -90,6 +91,8 @@ async function main(): Promise<number> {
     agentName: AGENT,
     nodes: opts.nodes,
     workers: 1,
+    // A caller rejoining a restarted server finds its room as production would keep it.
+    departureTimeoutS: DEPARTURE_TIMEOUT_S.livekitDefault,
     web: false,
     workerEnv,
     fakeArgs: { openai: ['--script', scriptFile], cartesia: ['--options', JSON.stringify({ audio: 'audible', msPerChar: 60, firstByteDelayMs: 120 })] },

@@ -41,9 +41,9 @@ export function nodeIdIn(log: string): string | undefined {
   return /starting LiveKit server.*"nodeID": ?"(ND_[A-Za-z0-9]+)"/.exec(log)?.[1];
 }
 
-export async function startLivekit(l: Launcher, node: NodeLayout = nodeLayout(0)): Promise<StartedNode> {
+export async function startLivekit(l: Launcher, node: NodeLayout = nodeLayout(0), departureTimeoutS?: number): Promise<StartedNode> {
   const configFile = join(l.runDir, node.index === 0 ? 'livekit.yaml' : `livekit-${node.index}.yaml`);
-  writeFileSync(configFile, livekitYaml(node));
+  writeFileSync(configFile, livekitYaml(node, departureTimeoutS));
   const proc = l.start(node.name, LIVEKIT_BIN, ['--config', configFile]);
   const url = `http://127.0.0.1:${node.httpPort}/`;
   await poll(`GET ${url} = OK`, () => (httpReady(l.namespace, url, 'OK') ? true : undefined), { timeoutMs: 30_000, process: proc });

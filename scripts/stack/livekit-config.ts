@@ -9,7 +9,14 @@ import { DEV_KEYS, type NodeLayout, PORTS, nodeLayout } from './layout.js';
  * cluster: rooms, node stats and agent dispatch (psrpc) all go through it. Prometheus and TURN
  * stay off (their defaults), so no two nodes contend for those ports.
  */
-export function livekitYaml(node: NodeLayout = nodeLayout(0)): string {
+/**
+ * How long a room outlives its last participant. The stack's own is short, so a test's job ends
+ * soon after its caller leaves; LiveKit's default is what production runs, and what a drill of a
+ * server restart needs: a caller that rejoins after it finds a room being closed under it.
+ */
+export const DEPARTURE_TIMEOUT_S = { stack: 5, livekitDefault: 20 } as const;
+
+export function livekitYaml(node: NodeLayout = nodeLayout(0), departureTimeoutS: number = DEPARTURE_TIMEOUT_S.stack): string {
   return `# Written by scripts/stack for one run; see docs/livekit-stack.md.
 port: ${node.httpPort}
 # Signalling, the Twirp API and the agents' /agent socket stay on the namespace's loopback.
@@ -33,7 +40,7 @@ rtc:
   stun_servers: ["127.0.0.1:3478"]
 room:
   empty_timeout: 30
-  departure_timeout: 5
+  departure_timeout: ${departureTimeoutS}
 logging:
   level: info
 `;

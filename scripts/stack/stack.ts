@@ -48,6 +48,8 @@ export interface UpOptions {
   agentName?: string;
   /** livekit-server nodes sharing the stack's Redis (default 1); above 1, HAProxy is their one URL. */
   nodes?: number;
+  /** Rooms' departure timeout in seconds (default: the stack's short one; see scripts/stack/livekit-config.ts). */
+  departureTimeoutS?: number;
   /** Production workers `up` starts (default: one per node), all registering through the stack's URL. */
   workers?: number;
   /** Defaults: every component; the OpenAI fake only when its file exists; Cartesia only for `tts: cartesia`. */
@@ -103,7 +105,7 @@ export async function up(options: UpOptions): Promise<StackState> {
     startedAt: new Date().toISOString(),
     runDir,
     stateFile: stateFileOf(namespace),
-    livekit: { url: nodeCount > 1 ? FRONT_URL : LIVEKIT_URL, apiKey: DEV_KEYS.apiKey, apiSecret: DEV_KEYS.apiSecret, nodeIp: NETWORK.nodeIp, configFile: '', nodes: [] },
+    livekit: { url: nodeCount > 1 ? FRONT_URL : LIVEKIT_URL, apiKey: DEV_KEYS.apiKey, apiSecret: DEV_KEYS.apiSecret, nodeIp: NETWORK.nodeIp, configFile: '', nodes: [], departureTimeoutS: options.departureTimeoutS },
     agentName,
     tts,
     network: { interfaces: layouts.flatMap((n) => n.interfaces), addresses: layouts.flatMap((n) => n.addresses) },
@@ -128,7 +130,7 @@ export async function up(options: UpOptions): Promise<StackState> {
     say(`namespace ${namespace}: ${state.network.interfaces.join('/')} ${state.network.addresses.join(' ')}`);
     await step('redis', () => startRedis(launcher));
     for (const layout of layouts) {
-      const node = await step(layout.name, () => startLivekit(launcher, layout));
+      const node = await step(layout.name, () => startLivekit(launcher, layout, options.departureTimeoutS));
       state.livekit.nodes!.push(nodeRecord(layout.index, node));
       if (layout.index === 0) state.livekit.configFile = node.configFile;
       save(state);
@@ -269,7 +271,7 @@ export async function restartComponent(state: StackState, name: RestartableCompo
     renameSync(record.logFile, record.logFile.replace(/\.log$/, `.until-${goneAt}.log`));
     await startFake(launcher, 'cartesia', CARTESIA_FAKE, [...(state.fakeArgs?.cartesia ?? []), '--port', port]);
   } else {
-    const node = await startLivekit(launcher);
+    const node = await startLivekit(launcher, undefined, state.livekit.departureTimeoutS);
     const nodes = state.livekit.nodes ?? [];
     const at = nodes.findIndex((n) => n.index === 0);
     if (at >= 0) nodes[at] = nodeRecord(0, node);

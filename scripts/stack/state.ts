@@ -20,7 +20,17 @@ export interface StackState {
   runDir: string;
   stateFile: string;
   /** `url` is the one every client and worker uses: node 0 alone, or the front of a cluster. */
-  livekit: { url: string; apiKey: string; apiSecret: string; nodeIp: string; configFile: string; nodes?: NodeRecord[]; front?: { url: string; configFile: string } };
+  livekit: {
+    url: string;
+    apiKey: string;
+    apiSecret: string;
+    nodeIp: string;
+    configFile: string;
+    nodes?: NodeRecord[];
+    front?: { url: string; configFile: string };
+    /** The rooms' departure timeout when not the stack's own (scripts/stack/livekit-config.ts). */
+    departureTimeoutS?: number;
+  };
   /** Which node each worker registered with when it started (`up`'s own workers). */
   workers?: { name: string; pid: number; nodeId?: string; node?: number }[];
   agentName: string;

@@ -11,6 +11,7 @@ import { DisconnectReason, RoomEvent } from '@livekit/rtc-node';
 import { encodeResumeMetadata } from './dispatch-metadata.js';
 import type { HistoryTurn } from './history.js';
 import { askWorkerForRoom } from './hand-over-channel.js';
+import { type HearingWatchOptions, type ListeningRoom, watchHearing } from './hearing-after-reconnect.js';
 import { AGENT_KIND, type RecoveryApi, type RoomParticipant } from './recover.js';
 
 /**
@@ -95,17 +96,18 @@ const WORKER_ROOM_WAIT_MS = 7000;
 export const RECONNECT_PATIENCE_MS = 12_000;
 
 /** What the watch needs of rtc-node's Room. */
-export interface WatchedRoom {
+export interface WatchedRoom extends ListeningRoom {
   on(event: RoomEvent.Disconnected, listener: (reason?: number) => void): unknown;
   on(event: RoomEvent.Reconnecting | RoomEvent.Reconnected, listener: () => void): unknown;
   off(event: RoomEvent, listener: (...args: never[]) => void): unknown;
 }
 
 /**
- * Hands the call over when the room connection ends in a way the job did not choose, or stays
+ * Hands the call over when the room connection ends in a way the job did not choose, stays
  * reconnecting past `patienceMs` (after a server restart rtc-node may go on trying for a long time
- * while the room is without its agent); then `leave` ends the job. `settled` resolves once any
- * hand-over is done.
+ * while the room is without its agent), or comes back unable to hear its caller
+ * (./hearing-after-reconnect.ts); then `leave` ends the job. `settled` resolves once any hand-over
+ * is done.
  */
 export function watchForLostRoom(
   room: WatchedRoom,
@@ -113,24 +115,38 @@ export function watchForLostRoom(
   api: RecoveryApi,
   logger: HandOverLogger,
   leave: (why: string) => void,
-  options: HandOverOptions & { reconnectPatienceMs?: number } = {},
+  options: HandOverOptions & { reconnectPatienceMs?: number; hearing?: HearingWatchOptions } = {},
 ): { settled(): Promise<unknown>; stop(): void } {
   const patienceMs = options.reconnectPatienceMs ?? RECONNECT_PATIENCE_MS;
   let handingOver: Promise<unknown> | undefined;
   let timer: NodeJS.Timeout | undefined;
+  let hearing: { stop(): void } | undefined;
   const handOver = () => (handingOver ??= handOverCall(call, api, logger, options));
   const onReconnecting = () => {
+    hearing?.stop();
     timer ??= setTimeout(() => {
       logger.warn({ afterMs: patienceMs }, 'the room connection did not come back; handing the call over');
       void handOver().then(() => leave('the room connection did not come back'));
     }, patienceMs);
   };
-  const onReconnected = () => {
+  const quiet = () => {
     clearTimeout(timer);
     timer = undefined;
+    hearing?.stop();
+  };
+  const onReconnected = () => {
+    quiet();
+    hearing = watchHearing(
+      room,
+      (tracks) => {
+        logger.warn({ tracks }, "the room came back but the caller's audio never reached the agent; handing the call over");
+        void handOver().then(() => leave("the room came back without the caller's audio"));
+      },
+      options.hearing,
+    );
   };
   const onDisconnected = (reason?: number) => {
-    onReconnected();
+    quiet();
     logger.info({ reason: DisconnectReason[reason ?? DisconnectReason.UNKNOWN_REASON] ?? reason }, 'the room connection ended');
     if (isLostConnection(reason)) void handOver();
   };
@@ -140,7 +156,7 @@ export function watchForLostRoom(
   return {
     settled: () => handingOver ?? Promise.resolve(),
     stop() {
-      onReconnected();
+      quiet();
       room.off(RoomEvent.Reconnecting, onReconnecting);
       room.off(RoomEvent.Reconnected, onReconnected);
       room.off(RoomEvent.Disconnected, onDisconnected);

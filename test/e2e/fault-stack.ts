@@ -7,6 +7,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { prepareClips } from '../../bench/room/speech.js';
 import { CONVERSATION } from '../../scripts/faults/drill.js';
+import { DEPARTURE_TIMEOUT_S } from '../../scripts/stack/livekit-config.js';
 import { type E2EStack, startStack } from './stack.js';
 
 export interface FaultStack {
@@ -27,6 +28,8 @@ export async function startFaultStack(name: string, agentName: string): Promise<
     tts: 'cartesia',
     agentName,
     web: false,
+    // A caller rejoining a restarted server finds its room as production would keep it.
+    departureTimeoutS: DEPARTURE_TIMEOUT_S.livekitDefault,
     workerEnv: { AGENT_PROCESS_START_TIMEOUT_S: '60' },
     fakeArgs: { openai: ['--script', scriptFile], cartesia: ['--options', JSON.stringify({ audio: 'audible', msPerChar: 60, firstByteDelayMs: 120 })] },
   });

@@ -1,13 +1,14 @@
 /**
  * livekit-server killed (SIGKILL) and started again in the middle of a call. The caller's rejoin
  * recreates the room and the server dispatches a second job to it, while the call's own job
- * reconnects. Afterwards the room has exactly one agent, the call's own, and the caller's next
+ * reconnects. Afterwards the room has exactly one agent, the call's own (or, when its rebuilt
+ * connection never hears the caller, the successor it handed the call to), and the caller's next
  * turn is answered from the conversation so far (the OpenAI fake answers "As I said, ..." only
  * when the chat it is sent already holds the first answer).
  *
  * The caller is the fault drill's (scripts/faults/caller.ts): rtc-node in the stack's namespace,
  * speaking real (eSpeak) speech; after the restart it lists the room's agents through the
- * server's API for 15 s.
+ * server's API for 20 s.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DriverEvent } from '../../bench/room/stack-run.js';
@@ -40,7 +41,7 @@ describe.skipIf(!available)('livekit-server restarted during a call', () => {
       stack.state,
       work,
       'restart-a',
-      { room, agentName: AGENT, joinDeadlineMs: 90_000, clip, transcript: CONVERSATION.user, turnFirst: true, turnAtEnd: true, holdMaxMs: 180_000, agentsWatchMs: 15_000 },
+      { room, agentName: AGENT, joinDeadlineMs: 90_000, clip, transcript: CONVERSATION.user, turnFirst: true, turnAtEnd: true, holdMaxMs: 180_000, agentsWatchMs: 20_000 },
       () => {},
     );
     const isTurn = (e: DriverEvent) => e.bench === 'turn' || e.bench === 'error';
@@ -62,7 +63,12 @@ describe.skipIf(!available)('livekit-server restarted during a call', () => {
 
     const agents = caller.events.find((e) => e.bench === 'agents');
     expect(agents, JSON.stringify(caller.events)).toBeDefined();
-    expect(agents!.agents).toEqual([firstAgent]);
+    expect(agents!.mostListed, JSON.stringify(caller.events)).toBe(1);
+    // The call's own agent stays; or, when its rebuilt connection never carried the caller's audio
+    // (rtc-node now and then comes back so), it handed the call to a successor with the history.
+    const deafHandOver = logLines(worker.logFile).filter((l) => l.msg === "the room came back but the caller's audio never reached the agent; handing the call over");
+    if (deafHandOver.length === 0) expect(agents!.agents).toEqual([firstAgent]);
+    else expect(agents!.agents).toEqual([expect.not.stringMatching(firstAgent)]);
     const after = caller.events.find((e) => e.bench === 'turn' && e.label === 'after');
     expect(after, JSON.stringify(caller.events)).toMatchObject({ ok: true });
     // The model answered the question with the first answer in the chat, and never without it.
@@ -72,7 +78,7 @@ describe.skipIf(!available)('livekit-server restarted during a call', () => {
     const log = logLines(worker.logFile);
     const job = firstAgent.replace(/^agent-/, '');
     const declined = log.filter((l) => l.msg === 'this worker already runs the agent of that room: declining a second');
-    console.info(`[test/e2e] server restart: agents listed afterwards ${JSON.stringify(agents!.agents)} (at most ${String(agents!.mostListed)} at once); second jobs declined: ${declined.length}`);
+    console.info(`[test/e2e] server restart: agents listed afterwards ${JSON.stringify(agents!.agents)} (at most ${String(agents!.mostListed)} at once); second jobs declined: ${declined.length}; handed over for not hearing the caller: ${deafHandOver.length}`);
     expect(declined.map((l) => l.runningJob)).toEqual([job]);
   }, 420_000);
 });

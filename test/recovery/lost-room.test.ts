@@ -1,4 +1,4 @@
-import { DisconnectReason, RoomEvent } from '@livekit/rtc-node';
+import { DisconnectReason, RoomEvent, TrackKind } from '@livekit/rtc-node';
 import { EventEmitter } from 'node:events';
 import { describe, expect, it, vi } from 'vitest';
 import { readDispatchMetadata } from '../../src/recovery/dispatch-metadata.js';
@@ -100,13 +100,19 @@ describe('a job that loses its room hands the call over', () => {
   });
 });
 
+/** rtc-node's Room as the watch sees it: events, and the callers' tracks with their subscription. */
+function fakeRoom(tracks: Record<string, boolean> = {}) {
+  const publications = new Map(Object.entries(tracks).map(([sid, subscribed]) => [sid, { kind: TrackKind.KIND_AUDIO, subscribed }]));
+  return Object.assign(new EventEmitter(), { remoteParticipants: new Map([[caller.identity, { kind: caller.kind, trackPublications: publications }]]), publications });
+}
+
 describe('the job watching its room', () => {
   const server = () => api([[self, caller]]);
 
   it('hands over when the room stays reconnecting past its patience, then leaves', async () => {
     vi.useFakeTimers();
     try {
-      const room = new EventEmitter();
+      const room = fakeRoom({ TR_caller: true });
       const left: string[] = [];
       const s = server();
       const watch = watchForLostRoom(room as never, call, s, logs().logger, (why) => left.push(why), { reconnectPatienceMs: 12_000 });
@@ -130,7 +136,7 @@ describe('the job watching its room', () => {
   it('does nothing when the room comes back in time, or when the job leaves on purpose', async () => {
     vi.useFakeTimers();
     try {
-      const room = new EventEmitter();
+      const room = fakeRoom({ TR_caller: true });
       const s = server();
       const left: string[] = [];
       const watch = watchForLostRoom(room as never, call, s, logs().logger, (why) => left.push(why), { reconnectPatienceMs: 12_000 });
@@ -149,7 +155,7 @@ describe('the job watching its room', () => {
   });
 
   it('hands over at once when the connection ends without its choosing', async () => {
-    const room = new EventEmitter();
+    const room = fakeRoom({ TR_caller: true });
     const s = server();
     const watch = watchForLostRoom(room as never, call, s, logs().logger, () => {});
     room.emit(RoomEvent.Disconnected, DisconnectReason.SIGNAL_CLOSE);
@@ -157,5 +163,54 @@ describe('the job watching its room', () => {
     watch.stop();
     room.emit(RoomEvent.Reconnecting);
     expect(room.listenerCount(RoomEvent.Reconnecting)).toBe(0);
+  });
+
+  it("hands over when the room comes back but the caller's track is never subscribed, then leaves", async () => {
+    vi.useFakeTimers();
+    try {
+      const room = fakeRoom({ TR_caller: false });
+      const s = server();
+      const left: string[] = [];
+      const { lines, logger } = logs();
+      const watch = watchForLostRoom(room as never, call, s, logger, (why) => left.push(why), { hearing: { patienceMs: 4000 } });
+      room.emit(RoomEvent.Reconnecting);
+      room.emit(RoomEvent.Reconnected);
+      await vi.advanceTimersByTimeAsync(3500);
+      expect(s.calls).toEqual([]);
+      await vi.advanceTimersByTimeAsync(1000);
+      await watch.settled();
+      await vi.advanceTimersByTimeAsync(0);
+      expect(lines[0]).toBe("warn the room came back but the caller's audio never reached the agent; handing the call over");
+      expect(s.calls).toEqual(['list', 'remove agent-AJ_lost', 'dispatch fw']);
+      expect(left).toEqual(["the room came back without the caller's audio"]);
+      watch.stop();
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('keeps the call when the caller is heard again in time, and stops looking when the room reconnects once more', async () => {
+    vi.useFakeTimers();
+    try {
+      const room = fakeRoom({ TR_caller: false });
+      const s = server();
+      const watch = watchForLostRoom(room as never, call, s, logs().logger, () => {}, { hearing: { patienceMs: 4000 } });
+      room.emit(RoomEvent.Reconnected);
+      await vi.advanceTimersByTimeAsync(2000);
+      room.publications.get('TR_caller')!.subscribed = true;
+      await vi.advanceTimersByTimeAsync(60_000);
+      expect(s.calls).toEqual([]);
+      room.publications.set('TR_again', { kind: TrackKind.KIND_AUDIO, subscribed: false });
+      room.emit(RoomEvent.Reconnected);
+      await vi.advanceTimersByTimeAsync(1000);
+      room.emit(RoomEvent.Reconnecting);
+      await vi.advanceTimersByTimeAsync(5000);
+      room.emit(RoomEvent.Disconnected, DisconnectReason.CLIENT_INITIATED);
+      await vi.advanceTimersByTimeAsync(60_000);
+      await watch.settled();
+      expect(s.calls).toEqual([]);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
