@@ -10,6 +10,7 @@ import { loadavg } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { prepareClips } from '../../bench/room/speech.js';
 import type { DriverEvent } from '../../bench/room/stack-run.js';
+import { RESUMING_CALL } from '../../src/recovery/dispatch-metadata.js';
 import { DEPARTURE_TIMEOUT_S } from '../stack/livekit-config.js';
 import { isAlive, running } from '../stack/processes.js';
 import { down, restartComponent, startExtraWorker, up } from '../stack/stack.js';
@@ -160,7 +161,7 @@ async function jobDrill(ctx: Ctx): Promise<FaultRow> {
   const workerAlive = liveCount(ctx.pid) > 0;
   const left = a.events.find((e) => e.bench === 'event' && e.what === `participant left: ${agent}`);
   const errorLines = logLines(ctx.logFile).filter((l) => l.time >= killedAt && l.level >= 50);
-  const resumed = logLines(ctx.logFile).find((l) => l.time >= killedAt && l.msg === 'resuming a call whose job process died');
+  const resumed = logLines(ctx.logFile).find((l) => l.time >= killedAt && l.msg === RESUMING_CALL);
   return {
     fault: 'one job process killed mid-call (SIGKILL), a second call live',
     heard: [

@@ -8,6 +8,7 @@ import type { StackState } from '../stack/state.js';
 import { roomNodes } from '../stack/cluster.js';
 import { logLines } from '../faults/drill.js';
 import { running } from '../stack/processes.js';
+import { RESUMING_CALL } from '../../src/recovery/dispatch-metadata.js';
 import type { SoakFault } from './report.js';
 
 export const SOAK_FAULTS = ['tts', 'job', 'redis', 'livekit', 'restart', 'node'] as const;
@@ -74,7 +75,7 @@ async function killJob(ctx: FaultContext): Promise<SoakFault> {
   process.kill(pid, 'SIGKILL');
   let resumedAt: number | undefined;
   for (const deadline = killedAt + 30_000; Date.now() < deadline && resumedAt === undefined; await sleep(250)) {
-    resumedAt = logLines(ctx.worker.logFile).find((l) => l.time >= killedAt && l.msg === 'resuming a call whose job process died')?.time;
+    resumedAt = logLines(ctx.worker.logFile).find((l) => l.time >= killedAt && l.msg === RESUMING_CALL)?.time;
   }
   return {
     kind: 'job',

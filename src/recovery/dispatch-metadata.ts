@@ -1,9 +1,10 @@
 /**
- * The metadata of a dispatch that resumes a call whose job process died: which job it takes over
- * from, the dispatch metadata that job was started with (the web page's `{"caller": identity}`,
- * say), and the history recovered from it (./history.ts).
+ * The metadata of a dispatch that resumes a call its agent could not carry on (its job process
+ * died, or it lost the room): which job it takes over from, why, the dispatch metadata that job was
+ * started with (the web page's `{"caller": identity}`, say), and the history recovered from it
+ * (./history.ts).
  *
- *   {"resumeOf": "<dead job id>", "original": "<its dispatch metadata>", "history": [...]}
+ *   {"resumeOf": "<job id>", "why": "<what ended it>", "original": "<its dispatch metadata>", "history": [...]}
  *
  * `resumeOf` marks a resumption: whatever screens dispatches (one agent per room, say) must let
  * it through, and {@link isResumeDispatch} is how to tell.
@@ -11,8 +12,12 @@
 import { z } from 'zod';
 import { type HistoryTurn, boundHistory, historySchema } from './history.js';
 
+/** The new job's log line when it takes over a call (the previous job's id and `why` are its fields). */
+export const RESUMING_CALL = 'resuming a call its previous agent could not carry on';
+
 const resumeSchema = z.object({
   resumeOf: z.string().min(1),
+  why: z.string().max(200).optional(),
   original: z.string().optional(),
   history: historySchema,
 });
@@ -41,9 +46,9 @@ function parsed(metadata: string | undefined): Record<string, unknown> | undefin
  * The resumption's metadata. A dead job that was itself resuming passes on its own original
  * metadata, so a second death still names the call's first dispatch.
  */
-export function encodeResumeMetadata(deadJob: { id: string; metadata: string | undefined }, history: readonly HistoryTurn[]): string {
+export function encodeResumeMetadata(deadJob: { id: string; metadata: string | undefined }, history: readonly HistoryTurn[], why?: string): string {
   const { original } = readDispatchMetadata(deadJob.metadata);
-  const value: ResumeMetadata = { resumeOf: deadJob.id, ...(original ? { original } : {}), history: boundHistory(history) };
+  const value: ResumeMetadata = { resumeOf: deadJob.id, ...(why ? { why } : {}), ...(original ? { original } : {}), history: boundHistory(history) };
   return JSON.stringify(value);
 }
 

@@ -5,7 +5,7 @@
  */
 import { voice } from '@livekit/agents';
 import type { AudioFrame } from '@livekit/rtc-node';
-import type { DispatchInfo } from './dispatch-metadata.js';
+import { type DispatchInfo, RESUMING_CALL } from './dispatch-metadata.js';
 import { resumeGreetingFor } from './greeting.js';
 import { HISTORY_ATTRIBUTE, type HistoryTurn, boundHistory, encodeHistory, turnOf } from './history.js';
 
@@ -69,7 +69,8 @@ export function greetResumedCall(
 ): boolean {
   if (!dispatch.resume || !greeting) return false;
   if (dispatch.error) logger.warn({ resumeOf: dispatch.resume.resumeOf, error: dispatch.error }, 'resuming the call without its history');
-  logger.info({ resumeOf: dispatch.resume.resumeOf, historyTurns: dispatch.resume.history.length, language: greeting.language }, 'resuming a call whose job process died');
+  const { resumeOf, why, history } = dispatch.resume;
+  logger.info({ resumeOf, why: why ?? 'not said', historyTurns: history.length, language: greeting.language }, RESUMING_CALL);
   session.say(greeting.text, { allowInterruptions: true, addToChatCtx: true, ...(audio ? { audio } : {}) });
   return true;
 }

@@ -60,7 +60,7 @@ export interface HandOverOptions {
  * Hands the call over (see the top of this file). The server may still be coming back: its API is
  * retried for up to `patienceMs`. Never throws.
  */
-export async function handOverCall(call: HandOver, api: RecoveryApi, logger: HandOverLogger, options: HandOverOptions = {}): Promise<HandOverOutcome> {
+export async function handOverCall(call: HandOver, api: RecoveryApi, logger: HandOverLogger, options: HandOverOptions = {}, why = 'it lost its room'): Promise<HandOverOutcome> {
   const deadline = Date.now() + (options.patienceMs ?? 10_000);
   let asked = false;
   let lastError = '';
@@ -76,7 +76,7 @@ export async function handOverCall(call: HandOver, api: RecoveryApi, logger: Han
         asked = true;
         if (!(await options.readyToServe())) logger.warn({}, 'the worker did not say it has room for the successor; dispatching it anyway (another worker may take it)');
       }
-      const metadata = encodeResumeMetadata({ id: call.jobId, metadata: call.originalMetadata }, call.history());
+      const metadata = encodeResumeMetadata({ id: call.jobId, metadata: call.originalMetadata }, call.history(), why);
       const dispatch = await api.createDispatch(call.room, call.agentName, { metadata });
       logger.warn({ dispatch: dispatch.id, historyTurns: call.history().length }, 'lost the connection to the room; dispatched a new agent to carry on the call');
       return 'dispatched';
@@ -121,12 +121,12 @@ export function watchForLostRoom(
   let handingOver: Promise<unknown> | undefined;
   let timer: NodeJS.Timeout | undefined;
   let hearing: { stop(): void } | undefined;
-  const handOver = () => (handingOver ??= handOverCall(call, api, logger, options));
+  const handOver = (why: string) => (handingOver ??= handOverCall(call, api, logger, options, why));
   const onReconnecting = () => {
     hearing?.stop();
     timer ??= setTimeout(() => {
       logger.warn({ afterMs: patienceMs }, 'the room connection did not come back; handing the call over');
-      void handOver().then(() => leave('the room connection did not come back'));
+      void handOver('its room connection did not come back').then(() => leave('the room connection did not come back'));
     }, patienceMs);
   };
   const quiet = () => {
@@ -140,15 +140,16 @@ export function watchForLostRoom(
       room,
       (tracks) => {
         logger.warn({ tracks }, "the room came back but the caller's audio never reached the agent; handing the call over");
-        void handOver().then(() => leave("the room came back without the caller's audio"));
+        void handOver("its room came back without the caller's audio").then(() => leave("the room came back without the caller's audio"));
       },
       options.hearing,
     );
   };
   const onDisconnected = (reason?: number) => {
     quiet();
-    logger.info({ reason: DisconnectReason[reason ?? DisconnectReason.UNKNOWN_REASON] ?? reason }, 'the room connection ended');
-    if (isLostConnection(reason)) void handOver();
+    const named = DisconnectReason[reason ?? DisconnectReason.UNKNOWN_REASON] ?? reason;
+    logger.info({ reason: named }, 'the room connection ended');
+    if (isLostConnection(reason)) void handOver(`its room connection ended (${named})`);
   };
   room.on(RoomEvent.Reconnecting, onReconnecting);
   room.on(RoomEvent.Reconnected, onReconnected);

@@ -103,7 +103,7 @@ export async function recoverFromExit(exit: JobProcessExit, api: RecoveryApi, op
       return { plan: 'remove' };
     }
     if (plan.historyError) logger.warn({ room: fields.room, job: fields.job, error: plan.historyError }, 'the dead agent left no readable history; resuming without it');
-    const metadata = encodeResumeMetadata({ id: exit.info.job.id, metadata: exit.info.job.metadata }, plan.history);
+    const metadata = encodeResumeMetadata({ id: exit.info.job.id, metadata: exit.info.job.metadata }, plan.history, 'its job process died');
     if (options.readyToServe && !(await options.readyToServe())) {
       logger.warn({ room: fields.room, job: fields.job }, 'LiveKit still takes this worker as full; dispatching the resumed call anyway (another worker may take it)');
     }

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DriverEvent } from '../../bench/room/stack-run.js';
 import { CONVERSATION, type CallerHandle, logLines, startCaller } from '../../scripts/faults/drill.js';
 import { RESUME_GREETINGS } from '../../src/recovery/greeting.js';
+import { RESUMING_CALL } from '../../src/recovery/dispatch-metadata.js';
 import { startFaultStack } from './fault-stack.js';
 import { type E2EStack, requireStack } from './stack.js';
 
@@ -59,7 +60,7 @@ describe.skipIf(!available)('a job process killed mid-call', () => {
       const newAgent = String(heard?.agent ?? '');
       const lines = logLines(worker.logFile).filter((l) => l.time >= killedAt);
       const died = lines.filter((l) => l.level >= 50);
-      const resumed = lines.find((l) => l.msg === 'resuming a call whose job process died');
+      const resumed = lines.find((l) => l.msg === RESUMING_CALL);
       const received = await stack.exec(process.execPath, ['-e', "fetch(process.env.STACK_CARTESIA_URL + '/_control/received').then((r) => r.text()).then((t) => process.stdout.write(t))"]);
       const spoken = (JSON.parse(received.stdout) as { messages: { receivedAt: number; message: { transcript?: string } }[] }).messages
         .filter((m) => m.receivedAt >= killedAt)
@@ -79,7 +80,7 @@ describe.skipIf(!available)('a job process killed mid-call', () => {
       expect(newAgent).not.toBe(deadAgent);
       expect(events('agent in the room at the end')[0]?.agents).toEqual([newAgent]);
       // The new agent spoke the apology, in English (the caller's language).
-      expect(resumed).toMatchObject({ resumeOf: job, language: 'en' });
+      expect(resumed).toMatchObject({ resumeOf: job, why: 'its job process died', language: 'en' });
       // Chunks may split the sentence anywhere: compared without the spaces between them.
       expect(spoken.replace(/\s+/g, '')).toContain(RESUME_GREETINGS.en!.replace(/\s+/g, ''));
       // It was given the first turn (the caller's words and the reply), which had been answered.

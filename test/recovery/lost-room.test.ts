@@ -60,7 +60,7 @@ describe('a job that loses its room hands the call over', () => {
     const { lines, logger } = logs();
     expect(await handOverCall(call, server, logger)).toBe('dispatched');
     expect(server.calls).toEqual(['list', 'remove agent-AJ_lost', 'dispatch fw']);
-    expect(readDispatchMetadata(server.metadata)).toEqual({ original: '{"caller":"web-1"}', resume: { resumeOf: 'AJ_lost', original: '{"caller":"web-1"}', history } });
+    expect(readDispatchMetadata(server.metadata)).toEqual({ original: '{"caller":"web-1"}', resume: { resumeOf: 'AJ_lost', why: 'it lost its room', original: '{"caller":"web-1"}', history } });
     expect(lines).toEqual(['warn lost the connection to the room; dispatched a new agent to carry on the call']);
   });
 
@@ -124,6 +124,7 @@ describe('the job watching its room', () => {
       await vi.advanceTimersByTimeAsync(0);
       expect(s.calls).toEqual(['list', 'remove agent-AJ_lost', 'dispatch fw']);
       expect(left).toEqual(['the room connection did not come back']);
+      expect(readDispatchMetadata(s.metadata).resume?.why).toBe('its room connection did not come back');
       // The job's own leaving afterwards hands nothing over again.
       room.emit(RoomEvent.Disconnected, DisconnectReason.SIGNAL_CLOSE);
       await watch.settled();
@@ -160,6 +161,7 @@ describe('the job watching its room', () => {
     const watch = watchForLostRoom(room as never, call, s, logs().logger, () => {});
     room.emit(RoomEvent.Disconnected, DisconnectReason.SIGNAL_CLOSE);
     expect(await watch.settled()).toBe('dispatched');
+    expect(readDispatchMetadata(s.metadata).resume?.why).toBe('its room connection ended (SIGNAL_CLOSE)');
     watch.stop();
     room.emit(RoomEvent.Reconnecting);
     expect(room.listenerCount(RoomEvent.Reconnecting)).toBe(0);
@@ -183,6 +185,7 @@ describe('the job watching its room', () => {
       expect(lines[0]).toBe("warn the room came back but the caller's audio never reached the agent; handing the call over");
       expect(s.calls).toEqual(['list', 'remove agent-AJ_lost', 'dispatch fw']);
       expect(left).toEqual(["the room came back without the caller's audio"]);
+      expect(readDispatchMetadata(s.metadata).resume?.why).toBe("its room came back without the caller's audio");
       watch.stop();
     } finally {
       vi.useRealTimers();

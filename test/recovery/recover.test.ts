@@ -79,7 +79,7 @@ describe('a job process exiting', () => {
     const outcome = await recoverFromExit(exitOf(null, 'SIGKILL', '{"caller":"web-1"}'), api, { agentName: 'fw', logger });
     expect(outcome).toEqual({ plan: 'resume', dispatchId: 'AD_new' });
     expect(api.calls).toEqual([`list ${ROOM}`, 'remove agent-AJ_dead', 'dispatch fw']);
-    expect(readDispatchMetadata(api.metadata)).toEqual({ original: '{"caller":"web-1"}', resume: { resumeOf: 'AJ_dead', original: '{"caller":"web-1"}', history } });
+    expect(readDispatchMetadata(api.metadata)).toEqual({ original: '{"caller":"web-1"}', resume: { resumeOf: 'AJ_dead', why: 'its job process died', original: '{"caller":"web-1"}', history } });
     const errors = lines.filter((l) => l.level === 'error');
     expect(errors).toHaveLength(1);
     expect(errors[0]).toEqual({ level: 'error', fields: { room: expect.any(String), job: 'AJ_dead', jobPid: 4242, code: null, signal: 'SIGKILL' }, msg: 'job process died during a call (signal SIGKILL)' });
