@@ -11,6 +11,7 @@ import { dirname, join, resolve } from 'node:path';
 import { prepareClips } from '../../bench/room/speech.js';
 import type { DriverEvent } from '../../bench/room/stack-run.js';
 import { RESUMING_CALL } from '../../src/recovery/dispatch-metadata.js';
+import { ROOM_BACK_DEAF } from '../../src/recovery/lost-room.js';
 import { DEPARTURE_TIMEOUT_S } from '../stack/livekit-config.js';
 import { isAlive, running } from '../stack/processes.js';
 import { down, restartComponent, startExtraWorker, up } from '../stack/stack.js';
@@ -89,6 +90,9 @@ async function restartDrill(ctx: Ctx, which: 'livekit-server' | 'redis'): Promis
   const reconnectedTurns = others.map((o) => turnOf(o, 'reconnected'));
   // When the reply's first sound reached the caller, from the server being back.
   const answeredAfterBack = reconnectedTurns.flatMap((t) => (t?.ok && typeof t.heardAt === 'number' ? [t.heardAt - readyAt] : []));
+  // Where that time goes: the caller's own rejoin (rtc-node's), then its question, then the reply.
+  const askedAfterBack = reconnectedTurns.flatMap((t) => (t?.ok && typeof t.startedAt === 'number' ? [t.startedAt - readyAt] : []));
+  const replyAfterQuestion = reconnectedTurns.flatMap((t) => (t?.ok && typeof t.firstSoundMs === 'number' ? [t.firstSoundMs] : []));
   const b = startCaller(ctx.state, ctx.work, `${which}-b`, ctx.plan(`${which}-b-${Date.now().toString(36)}`, { turnFirst: true, joinDeadlineMs: 120_000 }), note);
   b.stop();
   const bTurn = await b.next((e) => e.bench === 'turn' || e.bench === 'error', 200_000);
@@ -101,7 +105,10 @@ async function restartDrill(ctx: Ctx, which: 'livekit-server' | 'redis'): Promis
       `call A before: ${turnText(first)}`,
       `call A during/after: ${eventsOf(a, goneAt).join('; ') || 'no connection events'}; ${agentsText(agents)}; its next turn: ${turnText(turnOf(a, 'after'))}`,
       ...(others.length > 0
-        ? [`the other ${others.length} live calls, each asking once reconnected: ${reconnectedTurns.filter((t) => t?.ok).length} answered; reply heard ${answeredAfterBack.map((ms) => `${(ms / 1000).toFixed(1)} s`).join(', ') || '-'} after the server was back`]
+        ? [
+            `the other ${others.length} live calls, each asking once reconnected: ${reconnectedTurns.filter((t) => t?.ok).length} answered; reply heard ${answeredAfterBack.map((ms) => `${(ms / 1000).toFixed(1)} s`).join(', ') || '-'} after the server was back ` +
+              `(callers back and asking at ${askedAfterBack.map((ms) => `${(ms / 1000).toFixed(1)} s`).join(', ') || '-'}; first sound ${replyAfterQuestion.map((ms) => `${Math.round(ms)} ms`).join(', ') || '-'} after each question)`,
+          ]
         : []),
       `next call B: ${bListening ? `agent listening ${String(bListening.afterMs)} ms after joining (${((Number(bListening.at) - goneAt) / 1000).toFixed(1)} s after the kill)` : 'no agent'}; ${turnText(bTurn)}`,
     ],
@@ -120,13 +127,22 @@ async function restartDrill(ctx: Ctx, which: 'livekit-server' | 'redis'): Promis
             otherCallsAnswered: reconnectedTurns.filter((t) => t?.ok).length,
             otherCallsAnsweredWithin5sOfBack: answeredAfterBack.filter((ms) => ms <= 5000).length,
             otherCallsReplyAfterBackMs: answeredAfterBack.map((ms) => Math.round(ms)).join(' '),
+            otherCallsAskingAfterBackMs: askedAfterBack.map((ms) => Math.round(ms)).join(' '),
+            otherCallsFirstSoundAfterQuestionMs: replyAfterQuestion.map((ms) => Math.round(ms)).join(' '),
           }
         : {}),
     },
     leftover: await leftover(ctx),
-    // After a server restart: the call's own agent alone in the room, answering its next turn.
-    ok: Boolean(bTurn?.ok) && (which !== 'livekit-server' || ((agents?.agents as string[] | undefined)?.join() === agents?.first && Boolean(turnOf(a, 'after')?.ok))),
+    // After a server restart: one agent in the room, answering its next turn: the call's own, or
+    // the successor it handed the call to when its room came back deaf.
+    ok: Boolean(bTurn?.ok) && (which !== 'livekit-server' || (oneAgentAfter(agents, logLines(ctx.logFile).some((l) => l.time >= goneAt && l.msg === ROOM_BACK_DEAF)) && Boolean(turnOf(a, 'after')?.ok))),
   };
+}
+
+/** Exactly one agent listed in call A's room: its first, or another after a deaf hand-over. */
+function oneAgentAfter(e: DriverEvent | undefined, handedOverDeaf: boolean): boolean {
+  const listed = (e?.agents as string[] | undefined) ?? [];
+  return listed.length === 1 && (listed[0] === e?.first || handedOverDeaf);
 }
 
 /** What the server listed in call A's room after the restart (scripts/faults/caller.ts `agents`). */

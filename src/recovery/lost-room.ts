@@ -92,6 +92,9 @@ export async function handOverCall(call: HandOver, api: RecoveryApi, logger: Han
 /** Two of the framework's 2.5 s load reports, and some: how long the job waits for its worker's room. */
 const WORKER_ROOM_WAIT_MS = 7000;
 
+/** The warning of a job whose room came back unable to hear its caller (./hearing-after-reconnect.ts). */
+export const ROOM_BACK_DEAF = "the room came back but the caller's audio never reached the agent; handing the call over";
+
 /** How long a room may stay reconnecting before the job takes it as lost (others came back in ~5 s). */
 export const RECONNECT_PATIENCE_MS = 12_000;
 
@@ -139,7 +142,7 @@ export function watchForLostRoom(
     hearing = watchHearing(
       room,
       (tracks) => {
-        logger.warn({ tracks }, "the room came back but the caller's audio never reached the agent; handing the call over");
+        logger.warn({ tracks }, ROOM_BACK_DEAF);
         void handOver("its room came back without the caller's audio").then(() => leave("the room came back without the caller's audio"));
       },
       options.hearing,

@@ -2,7 +2,7 @@ import { DisconnectReason, RoomEvent, TrackKind } from '@livekit/rtc-node';
 import { EventEmitter } from 'node:events';
 import { describe, expect, it, vi } from 'vitest';
 import { readDispatchMetadata } from '../../src/recovery/dispatch-metadata.js';
-import { handOverCall, handOverPlan, isLostConnection, watchForLostRoom } from '../../src/recovery/lost-room.js';
+import { ROOM_BACK_DEAF, handOverCall, handOverPlan, isLostConnection, watchForLostRoom } from '../../src/recovery/lost-room.js';
 import type { RecoveryApi, RoomParticipant } from '../../src/recovery/recover.js';
 
 const self: RoomParticipant = { identity: 'agent-AJ_lost', kind: 4, attributes: {} };
@@ -182,7 +182,7 @@ describe('the job watching its room', () => {
       await vi.advanceTimersByTimeAsync(1000);
       await watch.settled();
       await vi.advanceTimersByTimeAsync(0);
-      expect(lines[0]).toBe("warn the room came back but the caller's audio never reached the agent; handing the call over");
+      expect(lines[0]).toBe(`warn ${ROOM_BACK_DEAF}`);
       expect(s.calls).toEqual(['list', 'remove agent-AJ_lost', 'dispatch fw']);
       expect(left).toEqual(["the room came back without the caller's audio"]);
       expect(readDispatchMetadata(s.metadata).resume?.why).toBe("its room came back without the caller's audio");
