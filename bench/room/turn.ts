@@ -100,6 +100,7 @@ export async function runTurn(spec: TurnSpec, caller: Caller, control: Control, 
   if (voicedBefore !== undefined) await control.cartesiaOptions({ msPerChar: spec.msPerChar }).catch(() => {});
   await control.expect(spec.transcript);
   const clip = clips.get(spec.clip)!;
+  const stallsBefore = mic.stalls;
   ear.mark();
   const play = mic.play(clip.samples, clip.firstVoiced, clip.lastVoiced);
   const firstVoicedAt = (result.firstVoicedAt = await play.firstVoicedAt);
@@ -109,7 +110,9 @@ export async function runTurn(spec: TurnSpec, caller: Caller, control: Control, 
   if (!first) return fail('no agent audio within 20 s of the end of speech');
   if (first.at <= lastVoicedAt) {
     result.firstAudioAt = first.at;
-    return fail(`agent audio ${Math.round(lastVoicedAt - first.at)} ms before the caller's last voiced sample (turn split?)`);
+    // A stalled caller (its own event loop, > 100 ms) leaves a silence in its speech that the agent may hear as a pause.
+    const stalled = mic.stalls - stallsBefore;
+    return fail(`agent audio ${Math.round(lastVoicedAt - first.at)} ms before the caller's last voiced sample (turn split?; the caller's microphone stalled ${stalled} times in its speech)`);
   }
   result.firstAudioAt = first.at;
   result.callerWaitMs = first.at - lastVoicedAt;

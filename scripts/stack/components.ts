@@ -2,8 +2,10 @@
  * What `up` starts, one function per component, each returning only once the component is
  * ready. Timeouts are generous for a cold 2-core CI machine (tsx compiles on first start).
  */
+import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
+import ts from 'typescript';
 import { DEV_KEYS, LIVEKIT_BIN, type NodeLayout, PORTS, REPO_ROOT, TSX_BIN, nodeLayout } from './layout.js';
 import { livekitYaml } from './livekit-config.js';
 import { type Started } from './processes.js';
@@ -107,23 +109,49 @@ export function workerEnv(s: WorkerSettings): Record<string, string> {
 }
 
 /**
- * The production worker from its TypeScript source (`node --import tsx src/agent.ts start`: the
- * stack runs the tree as it is, with no build; `npm start` runs the same worker compiled), without
- * npm in between so the recorded PID is the worker's own. Not the tsx CLI: it relays a signal and SIGKILLs the worker
+ * `npm start`'s own command, read from package.json: the production worker compiled, built first
+ * (scripts/build.mjs, incremental: it checks in well under a second that nothing changed), so the
+ * stack runs the tree as it is and the way production runs it.
+ */
+function productionWorkerArgs(): string[] {
+  const start = (JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start.split(/\s+/);
+  if (start[0] !== 'node') throw new Error(`package.json's start script is not a node command: ${start.join(' ')}`);
+  execFileSync(process.execPath, [join(REPO_ROOT, 'scripts', 'build.mjs')], { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  return start.slice(1);
+}
+
+/**
+ * A benchmark's comparison agent (one TypeScript file that imports packages only) as JavaScript in
+ * the run's folder, so it runs as compiled as firstword's own worker: a start-up figure must not
+ * be tsx's.
+ */
+function compiledAgentFile(runDir: string, script: string): string {
+  const source = readFileSync(join(REPO_ROOT, script), 'utf8');
+  const { outputText } = ts.transpileModule(source, { fileName: script, compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 } });
+  const file = join(runDir, `${basename(script, '.ts')}.mjs`);
+  writeFileSync(file, outputText);
+  return file;
+}
+
+/**
+ * The production worker as `npm start` runs it (`productionWorkerArgs`), or a benchmark's
+ * comparison agent compiled (`compiledAgentFile`), without npm in between so the recorded PID is
+ * the worker's own. Not the tsx CLI: it relays a signal and SIGKILLs the worker
  * when the worker takes more than ~60 ms to acknowledge it, which a loaded machine does (a
  * draining worker with live calls died with exit 143 that way). Ready when the framework logs `registered worker`: the server drops a job
  * that finds no registered worker, so nothing may be dispatched before that line.
  */
 /** Which worker runs: firstword's own by default; a benchmark's comparison worker otherwise. */
 export interface WorkerLaunch {
-  /** The agent file, relative to the repository (`src/agent.ts`). */
+  /** A comparison agent's TypeScript file, relative to the repository; firstword's own runs compiled. */
   script?: string;
   /** Hears the worker's pid at once, before it registers (its job processes start meanwhile). */
   onSpawn?: (pid: number) => void;
 }
 
 export async function startWorker(l: Launcher, s: WorkerSettings, name = 'worker', launch: WorkerLaunch = {}): Promise<Started> {
-  const proc = l.start(name, process.execPath, ['--import', 'tsx', launch.script ?? 'src/agent.ts', 'start'], workerEnv(s));
+  const args = launch.script ? [compiledAgentFile(l.runDir, launch.script), 'start'] : productionWorkerArgs();
+  const proc = l.start(name, process.execPath, args, workerEnv(s));
   launch.onSpawn?.(proc.record.pid);
   await poll('the worker to log "registered worker"', () => jsonLine(proc.record.logFile, (v) => v.msg === 'registered worker'), {
     timeoutMs: 90_000,

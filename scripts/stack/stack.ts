@@ -220,8 +220,8 @@ export interface ExtraWorkerOptions {
 }
 
 /**
- * Another production worker (`node --import tsx src/agent.ts start`, or `launch.script` for a
- * benchmark's comparison worker) in a running stack, ready once it logged `registered worker`. It
+ * Another production worker (`npm start`'s command, scripts/stack/components.ts `startWorker`, or
+ * `launch.script` for a benchmark's comparison worker) in a running stack, ready once it logged `registered worker`. It
  * is recorded in the state file, so `down` stops it if the caller did not; the returned handle
  * lets a test signal it and wait for its exit status.
  */
