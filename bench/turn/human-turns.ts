@@ -18,7 +18,7 @@
  * every pause before it is one the speaker went on after.
  */
 import { audioFramesFromFile } from '@livekit/agents';
-import { AudioFrame, AudioResamplerQuality } from '@livekit/rtc-node';
+import { AudioFrame, AudioResamplerQuality, combineAudioFrames } from '@livekit/rtc-node';
 import { resampleClip } from '@firstword/agents-plugin-tts/pcm';
 import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
@@ -121,14 +121,7 @@ async function readAudio(file: string): Promise<Int16Array> {
   if (rate < RATES.min || rate > RATES.max) throw new HumanTurnError(file, `sample rate ${rate} Hz is outside ${RATES.min}–${RATES.max} Hz`);
   if (samples.length === 0) throw new HumanTurnError(file, 'holds no audio');
   if (rate === SESSION_RATE) return samples;
-  const frames = resampleClip([new AudioFrame(samples, rate, 1, samples.length)], SESSION_RATE, AudioResamplerQuality.HIGH);
-  const out = new Int16Array(frames.reduce((n, f) => n + f.samplesPerChannel, 0));
-  let offset = 0;
-  for (const f of frames) {
-    out.set(f.data.subarray(0, f.samplesPerChannel), offset);
-    offset += f.samplesPerChannel;
-  }
-  return out;
+  return combineAudioFrames(resampleClip([new AudioFrame(samples, rate, 1, samples.length)], SESSION_RATE, AudioResamplerQuality.HIGH)).data;
 }
 
 function readWav(file: string, bytes: Buffer): { rate: number; samples: Int16Array } {
