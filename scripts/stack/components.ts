@@ -133,14 +133,6 @@ function compiledAgentFile(runDir: string, script: string): string {
   return file;
 }
 
-/**
- * The production worker as `npm start` runs it (`productionWorkerArgs`), or a benchmark's
- * comparison agent compiled (`compiledAgentFile`), without npm in between so the recorded PID is
- * the worker's own. Not the tsx CLI: it relays a signal and SIGKILLs the worker
- * when the worker takes more than ~60 ms to acknowledge it, which a loaded machine does (a
- * draining worker with live calls died with exit 143 that way). Ready when the framework logs `registered worker`: the server drops a job
- * that finds no registered worker, so nothing may be dispatched before that line.
- */
 /** Which worker runs: firstword's own by default; a benchmark's comparison worker otherwise. */
 export interface WorkerLaunch {
   /** A comparison agent's TypeScript file, relative to the repository; firstword's own runs compiled. */
@@ -149,6 +141,14 @@ export interface WorkerLaunch {
   onSpawn?: (pid: number) => void;
 }
 
+/**
+ * The production worker as `npm start` runs it (`productionWorkerArgs`), or a benchmark's
+ * comparison agent compiled (`compiledAgentFile`), without npm in between so the recorded PID is
+ * the worker's own. Not the tsx CLI: it relays a signal and SIGKILLs the worker
+ * when the worker takes more than ~60 ms to acknowledge it, which a loaded machine does (a
+ * draining worker with live calls died with exit 143 that way). Ready when the framework logs `registered worker`: the server drops a job
+ * that finds no registered worker, so nothing may be dispatched before that line.
+ */
 export async function startWorker(l: Launcher, s: WorkerSettings, name = 'worker', launch: WorkerLaunch = {}): Promise<Started> {
   const args = launch.script ? [compiledAgentFile(l.runDir, launch.script), 'start'] : productionWorkerArgs();
   const proc = l.start(name, process.execPath, args, workerEnv(s));

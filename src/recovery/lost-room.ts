@@ -78,7 +78,7 @@ export async function handOverCall(call: HandOver, api: RecoveryApi, logger: Han
       }
       const metadata = encodeResumeMetadata({ id: call.jobId, metadata: call.originalMetadata }, call.history(), why);
       const dispatch = await api.createDispatch(call.room, call.agentName, { metadata });
-      logger.warn({ dispatch: dispatch.id, historyTurns: call.history().length }, 'lost the connection to the room; dispatched a new agent to carry on the call');
+      logger.warn({ dispatch: dispatch.id, historyTurns: call.history().length, why }, 'lost the connection to the room; dispatched a new agent to carry on the call');
       return 'dispatched';
     } catch (error) {
       lastError = (error as Error).message;
