@@ -9,6 +9,13 @@ export interface CapacityArgs {
   fullProbe: boolean;
   /** Also run every step through a stock agents-js worker (./stock-agent.ts) and report ours / stock. */
   compare?: 'stock';
+  /**
+   * Writes a V8 CPU profile of every worker process into this folder (./cpu-profile-hook.mjs,
+   * inherited by the job processes). Profiling costs CPU itself: a run with it says where time goes, not how much.
+   */
+  cpuProfileDir?: string;
+  /** The Node binary both workers run on (default: this one's), e.g. `$(bash scripts/ensure-node.sh 24)`. */
+  nodeBinary?: string;
 }
 
 export function parseArgs(argv: string[]): CapacityArgs {
@@ -39,7 +46,15 @@ export function parseArgs(argv: string[]): CapacityArgs {
       args.compare = value;
       i++;
     } else if (flag === '--json') args.json = (i++, value);
-    else if (flag === '--no-full-probe') args.fullProbe = false;
+    else if (flag === '--cpu-profile') {
+      if (!value || value.startsWith('--')) throw new Error('--cpu-profile needs a folder for the profiles');
+      args.cpuProfileDir = value;
+      i++;
+    } else if (flag === '--node') {
+      if (!value || value.startsWith('--')) throw new Error('--node needs the path of a Node binary');
+      args.nodeBinary = value;
+      i++;
+    } else if (flag === '--no-full-probe') args.fullProbe = false;
     else throw new Error(`unknown option ${flag}`);
   }
   if (args.compare && args.tts !== 'cartesia') throw new Error('--compare stock needs --tts cartesia: the stock worker speaks through LiveKit\'s Cartesia plugin');

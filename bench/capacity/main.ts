@@ -1,6 +1,6 @@
 /**
  * `npm run bench:capacity [-- --steps 1,2,4,6 --turns 3 --max-calls 6 --tts cartesia|local
- * --json FILE --max-minutes 20 --no-full-probe --compare stock]`: how many calls one worker
+ * --json FILE --max-minutes 20 --no-full-probe --compare stock --cpu-profile DIR --node BIN]`: how many calls one worker
  * carries through a real LiveKit SFU before its callers notice, and what each call costs.
  *
  * The stack of `npm run stack` in its own network namespace (loopback and namespace addresses
@@ -15,6 +15,7 @@
  * `--compare stock` also starts a stock agents-js worker (./stock-agent.ts) on the same server and
  * fakes, runs each step through both in turn (never at once) and reports ours / stock.
  */
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -29,6 +30,7 @@ import { type StepSummary, summarizeStep } from './summary.js';
 import { type CapacityReport, type WorkerRun, printCapacity } from './print.js';
 import { type Target, available, rolesNow, runStep, settle } from './step.js';
 import { startStockWorker } from './stock-worker.js';
+import { busiestProfile, printProfileSummary } from './profile-summary.js';
 import { capacityTransitions, processMarksOf } from './worker-log.js';
 
 const USER = 'What time does the pharmacy open tomorrow?';
@@ -38,6 +40,8 @@ const THRESHOLD = 300;
 const AGENT = 'firstword-capacity';
 const STOCK_AGENT_NAME = 'stock-capacity';
 const STOCK_HTTP_PORT = 18084;
+/** A job process's boot and prewarm, left out of its profile's summary. */
+const PROFILE_SKIP_S = 15;
 
 const log = (line: string) => process.stdout.write(`${line}\n`);
 const note = (line: string) => process.stderr.write(`  ${line}\n`);
@@ -59,7 +63,8 @@ async function main(): Promise<number> {
     `firstword capacity bench — steps ${args.steps.join(', ')} concurrent calls, ${args.turns} spoken turns each, AGENT_MAX_CALLS=${args.maxCalls}, TTS ${args.tts}` +
       (args.compare ? ', beside a stock agents-js worker (each step through each worker in turn)' : ''),
   );
-  log(`machine: ${cores} cores, load average ${loadBefore} at start`);
+  const workerNode = execFileSync(args.nodeBinary ?? process.execPath, ['--version'], { encoding: 'utf8' }).trim();
+  log(`machine: ${cores} cores, load average ${loadBefore} at start; workers on Node ${workerNode}`);
 
   const work = resolve('out', 'bench', 'capacity');
   mkdirSync(work, { recursive: true });
@@ -68,7 +73,13 @@ async function main(): Promise<number> {
   writeFileSync(scriptFile, `${JSON.stringify({ script: [{ match: 'pharmacy', reply: REPLY }] })}\n`);
 
   // Both workers get the same harness settings: full at a call count, 60 s for a job process to start.
-  const harnessEnv = { AGENT_MAX_CALLS: String(args.maxCalls), AGENT_PROCESS_START_TIMEOUT_S: '60' };
+  const harnessEnv: Record<string, string> = { AGENT_MAX_CALLS: String(args.maxCalls), AGENT_PROCESS_START_TIMEOUT_S: '60' };
+  if (args.cpuProfileDir) {
+    const dir = resolve(args.cpuProfileDir);
+    mkdirSync(dir, { recursive: true });
+    harnessEnv.NODE_OPTIONS = `--import=${resolve('bench', 'capacity', 'cpu-profile-hook.mjs')}`;
+    harnessEnv.FIRSTWORD_CPU_PROFILE_DIR = dir;
+  }
   const sampler = new CpuSampler();
   const state = await up({
     owner: 'harness',
@@ -79,6 +90,7 @@ async function main(): Promise<number> {
     cartesia: true,
     // A job process that takes more than the framework's 10 s to start on a busy host would make every call wait.
     workerEnv: { ...harnessEnv, TTS_PROVIDER: args.tts },
+    ...(args.nodeBinary ? { workerNode: args.nodeBinary } : {}),
     fakeArgs: { openai: ['--script', scriptFile], cartesia: ['--options', JSON.stringify({ audio: 'audible', msPerChar: MS_PER_CHAR, firstByteDelayMs: 120 })] },
     progress: (line) => note(`stack: ${line}`),
   });
@@ -99,7 +111,7 @@ async function main(): Promise<number> {
   try {
     if (args.compare) {
       const t0 = Date.now();
-      const stock = await startStockWorker(state, { name: 'worker-stock', agentName: STOCK_AGENT_NAME, httpPort: STOCK_HTTP_PORT, env: harnessEnv }, (pid) => sampler.watch(pid));
+      const stock = await startStockWorker(state, { name: 'worker-stock', agentName: STOCK_AGENT_NAME, httpPort: STOCK_HTTP_PORT, env: harnessEnv, ...(args.nodeBinary ? { nodeBinary: args.nodeBinary } : {}) }, (pid) => sampler.watch(pid));
       note(`stack: stock worker ready in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
       targets.push({ name: 'stock', agentName: STOCK_AGENT_NAME, pid: stock.record.pid, logFile: stock.record.logFile, idle: groupMemory(stock.record.pid) });
       steps.set('stock', []);
@@ -156,9 +168,12 @@ async function main(): Promise<number> {
     workerWarnings: readFileSync(t.logFile, 'utf8').split('\n').filter((l) => /"level":(40|50)/.test(l)).length,
   }));
   await down(state, note);
+  // The processes write their profiles as they exit: all of them have now.
+  const profile = args.cpuProfileDir ? busiestProfile(resolve(args.cpuProfileDir), PROFILE_SKIP_S) : undefined;
   const wallMs = Date.now() - started;
-  const report: CapacityReport = { args, cores, loadBefore, loadAfter: loadavg().map((v) => v.toFixed(2)).join(' '), runs, stoppedBecause, full, wallMs, date: new Date().toISOString(), logs: state.runDir };
+  const report: CapacityReport = { args, cores, loadBefore, loadAfter: loadavg().map((v) => v.toFixed(2)).join(' '), runs, stoppedBecause, full, wallMs, date: new Date().toISOString(), logs: state.runDir, workerNode };
   printCapacity(report, log);
+  if (profile) printProfileSummary(profile, log);
   if (args.json) {
     mkdirSync(dirname(resolve(args.json)), { recursive: true });
     writeFileSync(args.json, `${JSON.stringify(report, null, 2)}\n`);

@@ -36,6 +36,8 @@ export interface CapacityReport {
   wallMs: number;
   date: string;
   logs: string;
+  /** `node --version` of the binary the workers ran on. */
+  workerNode: string;
 }
 
 const ms = (v: number) => (Number.isFinite(v) ? `${Math.round(v)}` : '–');

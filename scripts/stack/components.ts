@@ -85,6 +85,8 @@ export interface WorkerSettings {
   cartesiaUrl?: string;
   httpPort: number;
   extraEnv?: Record<string, string>;
+  /** The Node binary the worker runs on (default: the one running the stack), e.g. another release line's from scripts/ensure-node.sh. */
+  nodeBinary?: string;
 }
 
 export function workerEnv(s: WorkerSettings): Record<string, string> {
@@ -125,10 +127,10 @@ function productionWorkerArgs(): string[] {
  * the run's folder, so it runs as compiled as firstword's own worker: a start-up figure must not
  * be tsx's.
  */
-function compiledAgentFile(runDir: string, script: string): string {
+function compiledAgentFile(dir: string, script: string): string {
   const source = readFileSync(join(REPO_ROOT, script), 'utf8');
   const { outputText } = ts.transpileModule(source, { fileName: script, compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 } });
-  const file = join(runDir, `${basename(script, '.ts')}.mjs`);
+  const file = join(dir, `${basename(script, '.ts')}.mjs`);
   writeFileSync(file, outputText);
   return file;
 }
@@ -137,6 +139,8 @@ function compiledAgentFile(runDir: string, script: string): string {
 export interface WorkerLaunch {
   /** A comparison agent's TypeScript file, relative to the repository; firstword's own runs compiled. */
   script?: string;
+  /** Where the compiled comparison agent is written (its imports resolve from there); default: the run's folder. */
+  agentDir?: string;
   /** Hears the worker's pid at once, before it registers (its job processes start meanwhile). */
   onSpawn?: (pid: number) => void;
 }
@@ -150,8 +154,8 @@ export interface WorkerLaunch {
  * that finds no registered worker, so nothing may be dispatched before that line.
  */
 export async function startWorker(l: Launcher, s: WorkerSettings, name = 'worker', launch: WorkerLaunch = {}): Promise<Started> {
-  const args = launch.script ? [compiledAgentFile(l.runDir, launch.script), 'start'] : productionWorkerArgs();
-  const proc = l.start(name, process.execPath, args, workerEnv(s));
+  const args = launch.script ? [compiledAgentFile(launch.agentDir ?? l.runDir, launch.script), 'start'] : productionWorkerArgs();
+  const proc = l.start(name, s.nodeBinary ?? process.execPath, args, workerEnv(s));
   launch.onSpawn?.(proc.record.pid);
   await poll('the worker to log "registered worker"', () => jsonLine(proc.record.logFile, (v) => v.msg === 'registered worker'), {
     timeoutMs: 90_000,

@@ -61,6 +61,8 @@ export interface UpOptions {
   sipBinary?: string;
   /** Extra variables for the worker (over the stack's own). */
   workerEnv?: Record<string, string>;
+  /** The Node binary the workers run on (default: the one running the stack). */
+  workerNode?: string;
   /** Command-line arguments for the fakes (e.g. cartesia `--options JSON`, openai `--script FILE`). */
   fakeArgs?: { openai?: string[]; cartesia?: string[] };
   progress?: (line: string) => void;
@@ -154,7 +156,7 @@ export async function up(options: UpOptions): Promise<StackState> {
     state.workers = [];
     for (let i = 0; i < workerCount; i++) {
       const name = i === 0 ? 'worker' : `worker-${i}`;
-      const settings = { livekitUrl: state.livekit.url, agentName, tts, openaiUrl: state.openaiUrl, cartesiaUrl: state.cartesiaUrl, httpPort: PORTS.agentHttp + i, extraEnv: options.workerEnv };
+      const settings = { livekitUrl: state.livekit.url, agentName, tts, openaiUrl: state.openaiUrl, cartesiaUrl: state.cartesiaUrl, httpPort: PORTS.agentHttp + i, extraEnv: options.workerEnv, nodeBinary: options.workerNode };
       const proc = await step(name, () => startWorker(launcher, settings, name));
       const nodeId = registeredNodeId(proc.record.logFile);
       const node = nodeIndexOf(state, nodeId);
@@ -217,6 +219,8 @@ export interface ExtraWorkerOptions {
   /** Defaults to the stack's TTS (the Cartesia fake's URL comes from the state). */
   tts?: TtsChoice;
   env?: Record<string, string>;
+  /** The Node binary it runs on (default: the one running the stack). */
+  nodeBinary?: string;
 }
 
 /**
@@ -237,6 +241,7 @@ export async function startExtraWorker(state: StackState, options: ExtraWorkerOp
     cartesiaUrl: state.cartesiaUrl,
     httpPort: options.httpPort,
     extraEnv: options.env,
+    nodeBinary: options.nodeBinary,
   };
   return startWorker(launcherFor(state, baseEnv()), settings, options.name, launch);
 }
