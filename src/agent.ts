@@ -20,6 +20,7 @@ import { fileURLToPath } from 'node:url';
 import { type AckLibrary, attachAcknowledgement, prepareAcknowledgements } from './ack/index.js';
 import { attachEarlyAck } from './ack/early.js';
 import { EARLY_ACK_PHRASES } from './ack/phrases.js';
+import { CALLER_FRAME_MS } from './audio/caller-frames.js';
 import { createAckRoomOutput } from './audio/room-output.js';
 import { type AppConfig, CALL_CPU_CORES, ConfigError, loadConfig, loadEnvFile, redactedConfig, shareLeaseSocket } from './config/index.js';
 import { protectBargeIn } from './audio/barge-in-output.js';
@@ -163,7 +164,7 @@ export async function entry(ctx: JobContext<ProcessData>): Promise<void> {
   const agent = createAssistant(dispatch.resume ? chatContextOf(dispatch.resume.history) : undefined);
   // One log line per turn (and METRICS_PORT pushes); the ack joins once its audio is ready, never
   // holding up the call's start.
-  const turnBudget = attachJobTurnBudget(session, { agent, tts: voice.tts, config, logger, room: { room: ctx.room, callerIdentity: callerParticipant.identity } });
+  const turnBudget = attachJobTurnBudget(session, { agent, tts: voice.tts, config, logger, room: { room: ctx.room, callerFrames: vad.frames } });
   ctx.addShutdownCallback(() => turnBudget.close());
   // Acks prepared with the provider's voice would not match the fallback's.
   const acks = config.ack.mode === 'off' ? undefined : fallback ? prepareAcknowledgements(voice.tts, ackPhrases(config)) : (ctx.proc.userData.acks ?? prepareAcknowledgements(voice.tts, ackPhrases(config)));
@@ -188,7 +189,7 @@ export async function entry(ctx: JobContext<ProcessData>): Promise<void> {
     agent,
     room: ctx.room,
     ...startOptions,
-    inputOptions: { ...startOptions?.inputOptions, participantIdentity: callerParticipant.identity },
+    inputOptions: { audioFrameSizeMs: CALLER_FRAME_MS, ...startOptions?.inputOptions, participantIdentity: callerParticipant.identity },
     ...(ackRoomOutput ? { outputOptions: { ...startOptions?.outputOptions, audioEnabled: false } } : {}),
   });
   startup.mark('sessionStarted');

@@ -6,6 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NETWORK } from '../../scripts/stack/layout.js';
+import { CALLER_FRAME_MS } from '../../src/audio/caller-frames.js';
 import { type E2EStack, requireStack, startStack } from './stack.js';
 
 interface Candidate {
@@ -76,4 +77,21 @@ describe.skipIf(!available)('livekit-server in a network namespace', () => {
     expect((chromium.energyGrowth as { playing: { energy: number } }).playing.energy).toBeGreaterThan(0);
     console.info(`[test/e2e] Chromium inbound energy growth over 1 s: ${JSON.stringify(chromium.energyGrowth)}`);
   }, 90_000);
+
+  // patches/: @livekit/agents 1.9.0's room input always read 10 ms frames; the worker asks for
+  // src/audio/caller-frames.ts's length, which halves the work every frame costs.
+  it('reads a caller through the framework’s room input in frames of the length asked for, and 10 ms by default', async () => {
+    const room = freshRoom('frames');
+    const [asked, byDefault, publisher] = await Promise.all([
+      stack.client('room-input-frames', ['--room', room, '--identity', 'asked', '--from', 'tone', '--frame-ms', String(CALLER_FRAME_MS)]),
+      stack.client('room-input-frames', ['--room', room, '--identity', 'default', '--from', 'tone']),
+      stack.client('tone-publisher', ['--room', room, '--identity', 'tone', '--wait-for', 'asked', '--seconds', '6']),
+    ]);
+
+    expect(publisher).toMatchObject({ ok: true });
+    expect(asked).toMatchObject({ ok: true, frameMs: { [CALLER_FRAME_MS]: expect.any(Number) } });
+    expect(Object.keys(asked.frameMs as object)).toEqual([String(CALLER_FRAME_MS)]);
+    expect(byDefault).toMatchObject({ ok: true });
+    expect(Object.keys(byDefault.frameMs as object)).toEqual(['10']);
+  }, 60_000);
 });
