@@ -10,7 +10,8 @@ import { LatencyMetrics, toTurnSample } from './metrics.js';
 import { type MetricsServer, createTurnPusher, pushHostFor, startMetricsServer } from './metrics-server.js';
 import { watchMediaPath } from './media-path.js';
 import { type TurnBudget, type TurnBudgetOptions, attachTurnBudget } from './turn-budget.js';
-import { tapCallerVoice } from './voice-arrival.js';
+import type { CallerFrames } from '../stt/shared-vad.js';
+import { followCallerVoice } from './voice-arrival.js';
 
 export interface JobTurnBudget {
   budget: TurnBudget;
@@ -20,13 +21,14 @@ export interface JobTurnBudget {
 
 /**
  * Job process: attach before `session.start()`. With `room`, the figures are on the caller's
- * clock: timed from when `callerIdentity`'s voice last reached the agent, plus the room's legs.
+ * clock: timed from when the caller's voice last reached the agent (`callerFrames`: what the
+ * session hears), plus the room's legs.
  */
 export function attachJobTurnBudget(
   session: voice.AgentSession,
-  opts: { agent: voice.Agent; tts: tts.TTS; config: AppConfig; logger?: TurnBudgetOptions['logger']; room?: { room: Room; callerIdentity: string } },
+  opts: { agent: voice.Agent; tts: tts.TTS; config: AppConfig; logger?: TurnBudgetOptions['logger']; room?: { room: Room; callerFrames: CallerFrames } },
 ): JobTurnBudget {
-  const voiceTap = opts.room ? tapCallerVoice(opts.room.room, opts.room.callerIdentity) : undefined;
+  const voiceTap = opts.room ? followCallerVoice(opts.room.callerFrames) : undefined;
   const path = opts.room ? watchMediaPath(opts.room.room) : undefined;
   const budget = attachTurnBudget(session, {
     agent: opts.agent,

@@ -13,24 +13,36 @@
  * streams drop the frames pushed to them and report the session stream's starts and ends of
  * speech, the only events the plugin reads. So the STT commits exactly when the session's turn
  * ends, from one inference.
+ *
+ * The frames pushed to the session's stream are the caller's audio as the session hears it; they
+ * are published too (`frames`), so whatever else needs the caller's voice reads these instead of
+ * opening another stream of the same track.
  */
 import type { EventEmitter } from 'node:events';
 import { VAD, type VADCapabilities, type VADEvent, VADEventType, VADStream } from '@livekit/agents';
+import type { AudioFrame } from '@livekit/rtc-node';
 
 type SpeechBoundaryListener = (event: VADEvent) => void;
+type FrameListener = (frame: AudioFrame) => void;
 
-/** The session stream's starts and ends of speech, for whoever follows them. */
-class SpeechBoundaries {
-  readonly #listeners = new Set<SpeechBoundaryListener>();
+/** Listeners of one kind of thing the session's stream hears, each told in turn. */
+class Listeners<T> {
+  readonly #listeners = new Set<(value: T) => void>();
 
-  subscribe(listener: SpeechBoundaryListener): () => void {
+  subscribe(listener: (value: T) => void): () => void {
     this.#listeners.add(listener);
     return () => this.#listeners.delete(listener);
   }
 
-  publish(event: VADEvent): void {
-    if (event.type !== VADEventType.START_OF_SPEECH && event.type !== VADEventType.END_OF_SPEECH) return;
-    for (const listener of this.#listeners) listener(event);
+  publish(value: T): void {
+    for (const listener of this.#listeners) listener(value);
+  }
+}
+
+/** The session stream's starts and ends of speech, for whoever follows them. */
+class SpeechBoundaries extends Listeners<VADEvent> {
+  override publish(event: VADEvent): void {
+    if (event.type === VADEventType.START_OF_SPEECH || event.type === VADEventType.END_OF_SPEECH) super.publish(event);
   }
 }
 
@@ -39,12 +51,14 @@ class TappedVAD extends VAD {
   readonly label: string;
   readonly #inner: VAD;
   readonly #boundaries: SpeechBoundaries;
+  readonly #frames: Listeners<AudioFrame>;
   readonly #forwardMetrics: Parameters<VAD['on']>[1] = (metrics) => this.emit('metrics_collected', metrics);
 
-  constructor(inner: VAD, boundaries: SpeechBoundaries) {
+  constructor(inner: VAD, boundaries: SpeechBoundaries, frames: Listeners<AudioFrame>) {
     super(inner.capabilities);
     this.#inner = inner;
     this.#boundaries = boundaries;
+    this.#frames = frames;
     this.label = inner.label;
     // The inner VAD outlives this call (loaded once per process): listen to it only while the
     // session listens here, so a finished call leaves no listener behind. ('newListener' comes
@@ -70,6 +84,11 @@ class TappedVAD extends VAD {
       const result = await next();
       if (!result.done) this.#boundaries.publish(result.value);
       return result;
+    };
+    const pushFrame = stream.pushFrame.bind(stream);
+    stream.pushFrame = (frame: AudioFrame) => {
+      this.#frames.publish(frame);
+      pushFrame(frame);
     };
     return stream;
   }
@@ -128,9 +147,16 @@ export interface SharedVad {
   stt: VAD;
   /** The session stream's starts and ends of speech (with the segment's audio), for a turn detector that hears the voice. */
   speech: { subscribe(listener: SpeechBoundaryListener): () => void };
+  /** Every frame of the caller's audio the session's stream is given, as it is given. */
+  frames: CallerFrames;
+}
+
+export interface CallerFrames {
+  subscribe(listener: FrameListener): () => void;
 }
 
 export function shareVad(vad: VAD): SharedVad {
   const boundaries = new SpeechBoundaries();
-  return { session: new TappedVAD(vad, boundaries), stt: new FollowingVAD(vad.capabilities, vad.label, boundaries), speech: boundaries };
+  const frames = new Listeners<AudioFrame>();
+  return { session: new TappedVAD(vad, boundaries, frames), stt: new FollowingVAD(vad.capabilities, vad.label, boundaries), speech: boundaries, frames };
 }

@@ -2,7 +2,9 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { MediaPathEstimator, OPUS_PACKET_MS } from '../../src/latency/media-path.js';
 import { buildTurnReport } from '../../src/latency/stamps.js';
-import { VoiceArrivals } from '../../src/latency/voice-arrival.js';
+import { AudioFrame } from '@livekit/rtc-node';
+import { now } from '../../src/latency/clock.js';
+import { VoiceArrivals, followCallerVoice } from '../../src/latency/voice-arrival.js';
 
 /** 20 ms at 16 kHz of a sine at `dbfs` (RMS). */
 function frame(dbfs: number): Int16Array {
@@ -44,6 +46,31 @@ describe("the caller's voice reaching the agent", () => {
     expect(arrivals.lastVoiceEnd(0, 900)).toBe(200);
     // Without the settling the end of speech would have been 500: after a VAD decision at 450.
     expect(arrivals.lastVoiceEnd(0, 450)).toBe(200);
+  });
+
+  it('follows the frames the session hears until closed, voiced or not by their level', () => {
+    const listeners = new Set<(f: AudioFrame) => void>();
+    const frames = { subscribe: (l: (f: AudioFrame) => void) => (listeners.add(l), () => listeners.delete(l)) };
+    const hear = (dbfs: number) => {
+      // The session's rate, not the test helper's: the level gate does not depend on it.
+      const samples = Int16Array.from({ length: 480 }, (_, i) => Math.round(10 ** (dbfs / 20) * Math.SQRT2 * 32768 * Math.sin((2 * Math.PI * 200 * i) / 24000)));
+      for (const l of listeners) l(new AudioFrame(samples, 24000, 1, 480));
+    };
+    const followed = followCallerVoice(frames);
+    hear(-60);
+    expect(followed.arrivals.lastVoiceEnd(-Infinity, now())).toBeUndefined();
+    hear(-20);
+    const quietFrom = now();
+    hear(-60);
+    const quietTo = now();
+    // The quiet frame read right after bounds the voiced one's arrival: 20 ms (480 samples at 24 kHz) earlier.
+    const voicedAt = followed.arrivals.lastVoiceEnd(-Infinity, now());
+    expect(voicedAt).toBeGreaterThanOrEqual(quietFrom - 20);
+    expect(voicedAt).toBeLessThanOrEqual(quietTo - 20);
+    followed.close();
+    expect(listeners.size).toBe(0);
+    hear(-20);
+    expect(followed.arrivals.lastVoiceEnd(-Infinity, now() + 1000)).toBe(voicedAt);
   });
 
   it('finds the same end as a scan of every frame, whatever the levels and the window', () => {

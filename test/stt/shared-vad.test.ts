@@ -118,6 +118,31 @@ describe('shareVad with a scripted VAD', () => {
     second.close();
   });
 
+  it('hands every frame the session stream is given to the frame listeners, before the model, and none the STT is given', async () => {
+    const inner = new ScriptedVAD();
+    const shared = shareVad(inner);
+    const sessionStream = shared.session.stream();
+    const sttStream = shared.stt.stream();
+    const heard: number[] = [];
+    const modelSawBefore: number[] = [];
+    const unsubscribe = shared.frames.subscribe((f) => {
+      heard.push(f.data[0]!);
+      modelSawBefore.push(inner.streams[0]!.framesSeen);
+    });
+    const numbered = (n: number): AudioFrame => new AudioFrame(Int16Array.from({ length: 160 }, () => n), 16000, 1, 160);
+    for (let i = 1; i <= 3; i++) sessionStream.pushFrame(numbered(i));
+    sttStream.pushFrame(numbered(99));
+    unsubscribe();
+    sessionStream.pushFrame(numbered(4));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(heard).toEqual([1, 2, 3]);
+    // Each frame is heard as it is pushed, with the model not yet having read it.
+    expect(modelSawBefore).toEqual([0, 0, 0]);
+    expect(inner.streams[0]!.framesSeen).toBe(4);
+    sessionStream.close();
+    sttStream.close();
+  });
+
   it('forwards the model metrics only while the session listens, leaving no listener on the process-wide VAD', () => {
     const inner = new ScriptedVAD();
     const shared = shareVad(inner);
