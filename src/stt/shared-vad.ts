@@ -85,10 +85,14 @@ class TappedVAD extends VAD {
       if (!result.done) this.#boundaries.publish(result.value);
       return result;
     };
-    const pushFrame = stream.pushFrame.bind(stream);
-    stream.pushFrame = (frame: AudioFrame) => {
-      this.#frames.publish(frame);
-      pushFrame(frame);
+    // The session feeds its VAD through updateInputStream (agents 1.9: a deferred stream pumped
+    // into the stream's input writer), pushFrame through the same writer: the one place every
+    // frame passes exactly once, without another stream hop.
+    const writer = (stream as unknown as { inputWriter: WritableStreamDefaultWriter<AudioFrame | symbol> }).inputWriter;
+    const write = writer.write.bind(writer);
+    writer.write = (chunk: AudioFrame | symbol) => {
+      if (typeof chunk !== 'symbol') this.#frames.publish(chunk);
+      return write(chunk);
     };
     return stream;
   }
