@@ -1,4 +1,7 @@
-# firstword worker image: Node 20 slim, production dependencies only, non-root.
+# firstword worker image: Node 24 slim, production dependencies only, non-root.
+#
+# Node 24 because a call costs less CPU on it: its AsyncLocalStorage no longer hooks every
+# promise, and the framework keeps its job context in one (docs/benchmarks/2026-12-06-capacity-frame-path.md).
 #
 #   docker build -t firstword .
 #   docker run --env-file .env --stop-timeout 1890 -p 8081:8081 firstword
@@ -8,10 +11,11 @@
 # the job processes to close. Compose: `stop_grace_period: 1890s`. See docs/operations.md.
 
 # --- build: compile TypeScript (tsc needs the dev dependencies) ------------------------------
-FROM node:20-bookworm-slim AS build
+FROM node:24-bookworm-slim AS build
 WORKDIR /app
-# npm 10 (this image's) runs install scripts and ignores package.json's allowScripts: tell
-# onnxruntime-node's postinstall not to download CUDA files (CPU inference needs none of them).
+# npm 11 (this image's) honours package.json's allowScripts; npm 10 runs install scripts anyway,
+# so the variable stays for anyone building on an older base: onnxruntime-node's postinstall
+# must not download CUDA files (CPU inference needs none of them).
 ENV ONNXRUNTIME_NODE_INSTALL=skip
 COPY package.json package-lock.json ./
 COPY packages/agents-plugin-tts/package.json ./packages/agents-plugin-tts/
@@ -29,7 +33,7 @@ COPY src ./src
 RUN npm run build
 
 # --- runtime ----------------------------------------------------------------------------------
-FROM node:20-bookworm-slim
+FROM node:24-bookworm-slim
 ENV NODE_ENV=production
 WORKDIR /app
 ENV ONNXRUNTIME_NODE_INSTALL=skip

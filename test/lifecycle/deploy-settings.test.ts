@@ -92,6 +92,15 @@ describe('stop settings of every process manager', () => {
     for (const text of [scripts.start, app!.args.join(' '), unit, dockerfile]) expect(text).not.toMatch(/tsx|src\/agent\.ts/);
   });
 
+  it('Docker: both stages on one Node release line, one that package.json accepts', () => {
+    const majors = [...read('Dockerfile').matchAll(/^FROM node:(\d+)-/gm)].map((m) => Number(m[1]));
+    expect(majors).toHaveLength(2);
+    expect(new Set(majors).size).toBe(1);
+    const engines = (JSON.parse(read('package.json')) as { engines: { node: string } }).engines.node;
+    const minimumMajor = Number(/>=\s*(\d+)/.exec(engines)?.[1]);
+    expect(majors[0]).toBeGreaterThanOrEqual(minimumMajor);
+  });
+
   it('docs/operations.md installs the PM2 version CI tests with', () => {
     const pinned = /^PM2_VERSION=(\S+)$/m.exec(read('scripts/ensure-pm2.sh'))?.[1];
     expect(pinned).toMatch(/^\d+\.\d+\.\d+$/);
