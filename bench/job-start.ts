@@ -2,34 +2,45 @@
  * Job process start-up (not a test): a job process forked exactly as @livekit/agents forks one
  * (its job_proc_lazy_main.js with the agent's file as argument, the worker's Node flags inherited),
  * timed from fork to the framework's "initialized" reply, which it sends once our prewarm (VAD,
- * TTS, "job process ready") has returned. Two ways to run the worker:
+ * TTS, "job process ready") has returned. Three ways to run the worker:
  *
  *   tsx       `node --import tsx src/agent.ts start`: every job process compiles TypeScript
- *   compiled  `npm start`: `node --conditions=firstword-compiled dist/agent.js start`
+ *   compiled  `npm start`: `node --conditions=firstword-compiled dist/agent.js start`, without
+ *             Node's compile cache
+ *   cached    the same with Node's compile cache (NODE_COMPILE_CACHE, a fresh folder the first
+ *             unmeasured start fills; Node 22.1+, ignored by Node 20): whether reading V8's
+ *             compiled code back beats compiling it again
  *
- * One process at a time, the two alternating; wall time and CPU (user + system, all threads,
+ * One process at a time, the three alternating; wall time and CPU (user + system, all threads,
  * from /proc) at the reply. No LiveKit server is needed: nothing connects before a job arrives.
+ * `--node BIN` forks them on another Node binary (`bash scripts/ensure-node.sh 24`).
  *
- *   npm run bench:job-start [-- --samples 6 --json out.json]
+ *   npm run bench:job-start [-- --samples 6 --json out.json --node BIN]
  */
 import { type ChildProcess, execFileSync, fork } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const JOB_MAIN = join(dirname(createRequire(import.meta.url).resolve('@livekit/agents')), 'ipc', 'job_proc_lazy_main.js');
 const CLOCK_TICKS_PER_S = 100;
 
+const CACHE_DIR = mkdtempSync(join(tmpdir(), 'fw-compile-cache-'));
+process.on('exit', () => rmSync(CACHE_DIR, { recursive: true, force: true }));
+
 const VARIANTS = {
-  tsx: { execArgv: ['--import', 'tsx'], agent: join(ROOT, 'src', 'agent.ts') },
-  compiled: { execArgv: ['--conditions=firstword-compiled'], agent: join(ROOT, 'dist', 'agent.js') },
+  tsx: { execArgv: ['--import', 'tsx'], agent: join(ROOT, 'src', 'agent.ts'), compileCache: undefined },
+  compiled: { execArgv: ['--conditions=firstword-compiled'], agent: join(ROOT, 'dist', 'agent.js'), compileCache: undefined },
+  cached: { execArgv: ['--conditions=firstword-compiled'], agent: join(ROOT, 'dist', 'agent.js'), compileCache: CACHE_DIR },
 } as const;
 type Variant = keyof typeof VARIANTS;
 
 /** What prewarm's configuration needs; nothing is contacted before a call. */
+const { NODE_COMPILE_CACHE: _ownCache, ...inherited } = process.env;
 const ENV = {
-  ...process.env,
+  ...inherited,
   LIVEKIT_URL: 'ws://127.0.0.1:7880',
   LIVEKIT_API_KEY: 'devkey',
   LIVEKIT_API_SECRET: 'secret',
@@ -44,9 +55,10 @@ function cpuMs(pid: number): number {
 }
 
 async function sample(variant: Variant): Promise<{ wallMs: number; cpuMs: number }> {
-  const { execArgv, agent } = VARIANTS[variant];
+  const { execArgv, agent, compileCache } = VARIANTS[variant];
+  const env = compileCache ? { ...ENV, NODE_COMPILE_CACHE: compileCache } : ENV;
   const started = performance.now();
-  const child: ChildProcess = fork(JOB_MAIN, [agent], { execArgv: [...execArgv], env: ENV, cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+  const child: ChildProcess = fork(JOB_MAIN, [agent], { execArgv: [...execArgv], execPath: NODE, env, cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
   try {
     const reply = new Promise<void>((resolvePromise, reject) => {
       child.on('message', (msg: { case?: string }) => {
@@ -69,30 +81,35 @@ const arg = (name: string) => {
   return at === -1 ? undefined : process.argv[at + 1];
 };
 const SAMPLES = Number(arg('--samples') ?? 6);
+const NODE = arg('--node') ?? process.execPath;
+const VARIANT_NAMES = Object.keys(VARIANTS) as Variant[];
 
 execFileSync(process.execPath, [join(ROOT, 'scripts', 'build.mjs')], { stdio: 'inherit' });
-// One unmeasured start each: tsx's transform cache and the OS file cache warm, as on a worker
-// that has started job processes before.
-await sample('tsx');
-await sample('compiled');
+// One unmeasured start each: tsx's transform cache, the compile cache and the OS file cache warm,
+// as on a worker that has started job processes before.
+for (const variant of VARIANT_NAMES) await sample(variant);
 
-const samples: Record<Variant, { wallMs: number; cpuMs: number }[]> = { tsx: [], compiled: [] };
+const samples: Record<Variant, { wallMs: number; cpuMs: number }[]> = { tsx: [], compiled: [], cached: [] };
 for (let i = 0; i < SAMPLES; i += 1) {
-  for (const variant of ['tsx', 'compiled'] as const) {
+  for (const variant of VARIANT_NAMES) {
     const s = await sample(variant);
     samples[variant].push(s);
     console.log(`${variant.padEnd(8)} wall ${s.wallMs} ms, CPU ${s.cpuMs} ms`);
   }
 }
 const summary = (variant: Variant) => ({ medianWallMs: median(samples[variant].map((s) => s.wallMs)), medianCpuMs: median(samples[variant].map((s) => s.cpuMs)) });
+const ratio = (a: number, b: number) => Number((a / b).toFixed(2));
 const result = {
-  node: process.version,
+  node: execFileSync(NODE, ['--version'], { encoding: 'utf8' }).trim(),
   samplesEach: SAMPLES,
   tsx: { ...summary('tsx'), samples: samples.tsx },
   compiled: { ...summary('compiled'), samples: samples.compiled },
-  ratioCpu: Number((summary('tsx').medianCpuMs / summary('compiled').medianCpuMs).toFixed(2)),
-  ratioWall: Number((summary('tsx').medianWallMs / summary('compiled').medianWallMs).toFixed(2)),
+  cached: { ...summary('cached'), samples: samples.cached },
+  ratioCpu: ratio(summary('tsx').medianCpuMs, summary('compiled').medianCpuMs),
+  ratioWall: ratio(summary('tsx').medianWallMs, summary('compiled').medianWallMs),
+  cachedOverCompiledCpu: ratio(summary('cached').medianCpuMs, summary('compiled').medianCpuMs),
+  cachedOverCompiledWall: ratio(summary('cached').medianWallMs, summary('compiled').medianWallMs),
 };
-console.log(JSON.stringify({ ...result, tsx: summary('tsx'), compiled: summary('compiled') }, null, 2));
+console.log(JSON.stringify({ ...result, tsx: summary('tsx'), compiled: summary('compiled'), cached: summary('cached') }, null, 2));
 const out = arg('--json');
 if (out) writeFileSync(out, `${JSON.stringify(result, null, 2)}\n`);
