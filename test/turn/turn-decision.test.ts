@@ -71,9 +71,11 @@ describe('judgePause, for any evidence', () => {
   it('surer voice or surer fresh words never make it less likely to end', () => {
     fc.assert(
       fc.property(evidence, probability, (e, p) => {
-        if (!judgePause(e).endTurn) return;
-        if (e.audio !== undefined && p > e.audio) expect(judgePause({ ...e, audio: p }).endTurn).toBe(true);
-        if (e.words?.fresh && p > e.words.likelihood) expect(judgePause({ ...e, words: fresh(p) }).endTurn).toBe(true);
+        // Asserted on every input, not only those that end: a run of draws that never ends must still check something.
+        const ends = judgePause(e).endTurn;
+        const withSurerVoice = e.audio !== undefined && p > e.audio ? judgePause({ ...e, audio: p }).endTurn : ends;
+        const withSurerWords = e.words?.fresh && p > e.words.likelihood ? judgePause({ ...e, words: fresh(p) }).endTurn : ends;
+        expect({ voiceUndid: ends && !withSurerVoice, wordsUndid: ends && !withSurerWords }).toEqual({ voiceUndid: false, wordsUndid: false });
       }),
     );
   });
@@ -96,6 +98,10 @@ describe('judgePause, for any evidence', () => {
   });
 
   it('never ends before the floor', () => {
-    fc.assert(fc.property(evidence, (e) => void (e.silenceMs < P.minSilenceMs && expect(judgePause(e).endTurn).toBe(false))));
+    fc.assert(
+      fc.property(evidence, (e) => {
+        expect(e.silenceMs < P.minSilenceMs && judgePause(e).endTurn).toBe(false);
+      }),
+    );
   });
 });
