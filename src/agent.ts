@@ -47,7 +47,7 @@ import { type HeldGreeting, holdGreeting, isCallRoom } from './sip/greeting-audi
 import { CallStartup } from './sip/startup.js';
 import { attachDtmfTurns } from './sip/dtmf-turns.js';
 import { guardLogOutput } from './log-output/guard.js';
-import { EARLY_ACK_SILENCE_BOUND_MS, createSpeechToText, isLiveTranscriptionModel, shareVad } from './stt/index.js';
+import { EARLY_ACK_SILENCE_BOUND_MS, PreflightSTT, answerRevisions, createSpeechToText, earlyFinalTiming, isLiveTranscriptionModel, shareVad } from './stt/index.js';
 import { voiceForCall } from './tts/call-voice.js';
 import { type CreatedTTS, createTTS } from './tts/factory.js';
 import { startLeaseService } from '@firstword/agents-plugin-tts/budget';
@@ -146,11 +146,18 @@ export async function entry(ctx: JobContext<ProcessData>): Promise<void> {
 
   const turn = turnTaking(config.turn, { hasInferenceExecutor: ctx.inferenceExecutor !== undefined, speech: vad.speech });
   const ackJudge = earlyAckJudge(turn.detection);
+  // The same base URL for both: the plugin's realtime STT does not read OPENAI_BASE_URL itself.
+  const recognizer = createSpeechToText({
+    apiKey: config.openai.apiKey,
+    baseURL: config.openai.baseURL,
+    model: config.openai.sttModel,
+    vad: vad.stt,
+    ...(config.turn.earlyFinal ? { earlyFinal: earlyFinalTiming(config.turn) } : {}),
+  });
   const session = createSession(
     {
       vad: vad.session,
-      // The same base URL for both: the plugin's realtime STT does not read OPENAI_BASE_URL itself.
-      stt: createSpeechToText({ apiKey: config.openai.apiKey, baseURL: config.openai.baseURL, model: config.openai.sttModel, vad: vad.stt }),
+      stt: recognizer,
       llm: new openai.LLM({ apiKey: config.openai.apiKey, baseURL: config.openai.baseURL, model: config.openai.llmModel }),
       tts: voice.tts,
     },
@@ -193,6 +200,10 @@ export async function entry(ctx: JobContext<ProcessData>): Promise<void> {
     ...(ackRoomOutput ? { outputOptions: { ...startOptions?.outputOptions, audioEnabled: false } } : {}),
   });
   startup.mark('sessionStarted');
+  if (recognizer instanceof PreflightSTT) {
+    const revisions = answerRevisions(session, recognizer, logger);
+    ctx.addShutdownCallback(async () => revisions.close());
+  }
   protectBargeIn(session, logger);
   if (acks && ackRoomOutput) {
     void acks.then(

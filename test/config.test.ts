@@ -109,6 +109,13 @@ describe('loadConfig', () => {
     expect(runWorkerSettings(config).logLevel).toBe('info');
   });
 
+  it('reads how a live model\'s words commit the turn: settled words on by default, their lag in whole ms', () => {
+    expect(loadConfig(WORKER_ENV).turn).toMatchObject({ earlyFinal: true, wordLagMs: 300 });
+    expect(loadConfig({ ...WORKER_ENV, TURN_EARLY_FINAL: 'off', TURN_WORD_LAG_MS: '450' }).turn).toMatchObject({ earlyFinal: false, wordLagMs: 450 });
+    const error = configError(() => loadConfig({ ...WORKER_ENV, TURN_EARLY_FINAL: 'sometimes', TURN_WORD_LAG_MS: '5000' }));
+    expect(error.problems).toEqual([expect.stringMatching(/^TURN_WORD_LAG_MS /), expect.stringMatching(/^TURN_EARLY_FINAL /)]);
+  });
+
   it('treats blank values as unset', () => {
     const error = configError(() => loadConfig({ ...WORKER_ENV, LIVEKIT_API_SECRET: '  ' }));
     expect(error.problems).toEqual([expect.stringMatching(/^LIVEKIT_API_SECRET is not set/)]);

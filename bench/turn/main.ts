@@ -37,7 +37,8 @@ import { type RenderedUtterance, renderUtterance } from '../../src/spoken/uttera
 import { ResembleTTS } from '@firstword/agents-plugin-tts';
 import { languageOf } from '@firstword/agents-plugin-tts/chunking';
 import { predictTurnComplete } from '../../src/turn/transcript-detector.js';
-import { EARLY_ACK_SILENCE_BOUND_MS, createSpeechToText } from '../../src/stt/index.js';
+import { CONFIG_DEFAULTS } from '../../src/config/defaults.js';
+import { EARLY_ACK_SILENCE_BOUND_MS, PreflightSTT, answerRevisions, createSpeechToText, earlyFinalTiming } from '../../src/stt/index.js';
 import { startOpenAIServer } from '../../test/servers/openai-server.js';
 import { DEFAULT_STT_PROFILES, type SttProfile, parseSttProfiles } from './stt-profiles.js';
 import { createTurnDetection } from '../../src/turn/detection.js';
@@ -133,7 +134,13 @@ async function runSetting(
     ? { ...setting.turn, detection: createTurnDetection(setting.turn.detector, { hasInferenceExecutor: false }) }
     : undefined;
   const predict = setting.ack === 'early-vad' ? () => 1 : predictTurnComplete;
-  const recognizer = createSpeechToText({ apiKey: 'test-key', baseURL: openai.url, model: profile.model, vad });
+  const recognizer = createSpeechToText({
+    apiKey: 'test-key',
+    baseURL: openai.url,
+    model: profile.model,
+    vad,
+    ...(setting.turn?.earlyFinal ? { earlyFinal: earlyFinalTiming({ silenceMs: setting.silenceMs, wordLagMs: CONFIG_DEFAULTS.turn.wordLagMs }) } : {}),
+  });
   const session = await SpokenSession.start({
     vad,
     llm,
@@ -143,6 +150,7 @@ async function runSetting(
     // Each piece's words, with the length of its voice, before it is played: the server hears them with it.
     stt: { stt: recognizer, onPiece: (piece) => openai.queueTranscripts([{ text: piece.text, voicedMs: piece.lastVoicedAt - piece.firstVoicedAt }]) },
   });
+  const revisions = recognizer instanceof PreflightSTT ? answerRevisions(session.session, recognizer) : undefined;
   const turns: SpokenTurn[] = [];
   try {
     for (const [i, utterance] of rendered.entries()) {
@@ -160,6 +168,11 @@ async function runSetting(
   } finally {
     // Sockets first: the plugin (1.9) then detaches its VAD stream before its input ends, which
     // would otherwise throw ("WritableStream is locked", agents vad.ts endInput).
+    revisions?.close();
+    if (recognizer instanceof PreflightSTT) {
+      const c = recognizer.counts;
+      process.stderr.write(`  ${setting.name} ${profile.name}: early finals ${c.earlyFinals}, confirmed ${c.earlyConfirmed}, revised ${c.earlyRevised} (answered again ${revisions?.counts.reanswered ?? 0})\n`);
+    }
     openai.dropAllConnections();
     await new Promise((resolve) => setTimeout(resolve, 300));
     await session.close();

@@ -11,7 +11,7 @@ export interface BenchSetting {
   /** Silero's silence before end of speech (ms); the framework's default is 550. */
   silenceMs: number;
   /** Unset: the framework's turn handling (endpointing 500 / 3,000 ms, LLM-only preemptive). */
-  turn?: { minDelayMs: number; maxDelayMs: number; preemptive: boolean; detector: TurnDetectorChoice };
+  turn?: { minDelayMs: number; maxDelayMs: number; preemptive: boolean; detector: TurnDetectorChoice; earlyFinal: boolean };
   /** `early`: the early ack judged by the transcript detector; `early-vad`: at every VAD end of speech. */
   ack: 'off' | 'early' | 'early-vad';
 }
@@ -26,6 +26,7 @@ export const FIRSTWORD: BenchSetting = {
     maxDelayMs: CONFIG_DEFAULTS.turn.maxDelayMs,
     preemptive: CONFIG_DEFAULTS.turn.preemptive,
     detector: CONFIG_DEFAULTS.turn.detector,
+    earlyFinal: CONFIG_DEFAULTS.turn.earlyFinal,
   },
   ack: 'early',
 };
@@ -33,7 +34,7 @@ export const FIRSTWORD: BenchSetting = {
 export const AGGRESSIVE_VAD: BenchSetting = {
   name: 'aggressive-vad',
   silenceMs: 200,
-  turn: { minDelayMs: 100, maxDelayMs: 100, preemptive: true, detector: 'off' },
+  turn: { minDelayMs: 100, maxDelayMs: 100, preemptive: true, detector: 'off', earlyFinal: true },
   ack: 'early-vad',
 };
 
@@ -43,7 +44,7 @@ const DETECTORS: readonly TurnDetectorChoice[] = ['off', 'transcript', 'audio'];
 const ACKS: readonly BenchSetting['ack'][] = ['off', 'early', 'early-vad'];
 
 /**
- * `silence=300,min=400,max=1500,detector=transcript,ack=early,preemptive=on`: firstword's
+ * `silence=300,min=400,max=1500,detector=transcript,ack=early,preemptive=on,early-final=off`: firstword's
  * defaults with those keys changed, named after them.
  */
 export function parseVariant(spec: string): BenchSetting {
@@ -72,12 +73,16 @@ export function parseVariant(spec: string): BenchSetting {
         if (!DETECTORS.includes(value as TurnDetectorChoice)) throw new Error(`--variant detector must be one of ${DETECTORS.join(', ')}`);
         turn.detector = value as TurnDetectorChoice;
         break;
+      case 'early-final':
+        if (value !== 'on' && value !== 'off') throw new Error(`--variant early-final must be on or off, not "${value}"`);
+        turn.earlyFinal = value === 'on';
+        break;
       case 'ack':
         if (!ACKS.includes(value as BenchSetting['ack'])) throw new Error(`--variant ack must be one of ${ACKS.join(', ')}`);
         setting.ack = value as BenchSetting['ack'];
         break;
       default:
-        throw new Error(`--variant: unknown key "${key}" (silence, min, max, preemptive, detector, ack)`);
+        throw new Error(`--variant: unknown key "${key}" (silence, min, max, preemptive, detector, early-final, ack)`);
     }
   }
   return setting;

@@ -68,7 +68,7 @@ export const CONFIG_DEFAULTS = {
    * words without making a misjudged finished turn wait long. How each value was chosen, with the
    * figures: docs/latency.md, "Why the defaults".
    */
-  turn: { silenceMs: 250, minDelayMs: 300, maxDelayMs: 1500, detector: 'transcript', preemptive: true } satisfies TurnSettings as TurnSettings,
+  turn: { silenceMs: 250, minDelayMs: 300, maxDelayMs: 1500, detector: 'transcript', preemptive: true, wordLagMs: 300, earlyFinal: true } satisfies TurnSettings as TurnSettings,
   metricsHost: '127.0.0.1' as MetricsHost,
   webHost: '127.0.0.1',
   webPort: 3000,

@@ -203,6 +203,8 @@ function buildConfig(env: ParsedEnv, provider: TtsProvider, cpuCores: number): A
       maxDelayMs: env.TURN_MAX_DELAY_MS ?? d.turn.maxDelayMs,
       detector: env.TURN_DETECTOR ?? d.turn.detector,
       preemptive: env.TURN_PREEMPTIVE === undefined ? d.turn.preemptive : env.TURN_PREEMPTIVE === 'on',
+      wordLagMs: env.TURN_WORD_LAG_MS ?? d.turn.wordLagMs,
+      earlyFinal: env.TURN_EARLY_FINAL === undefined ? d.turn.earlyFinal : env.TURN_EARLY_FINAL === 'on',
       audioModelPath: env.TURN_AUDIO_MODEL,
     },
     bargeIn: { minSpeechMs: env.BARGE_IN_MIN_SPEECH_MS ?? d.bargeInMinSpeechMs },

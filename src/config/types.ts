@@ -128,6 +128,10 @@ export interface TurnSettings {
   maxDelayMs: number;
   detector: TurnDetectorChoice;
   preemptive: boolean;
+  /** How long a live STT's words trail their audio, ms: words younger than this may lack the last ones. */
+  wordLagMs: number;
+  /** A live STT's settled words commit the turn, without waiting for its final (src/stt/preflight.ts). */
+  earlyFinal: boolean;
   /** The Smart Turn model file of the `combined` detector; unset: models/ (scripts/peers/ensure-smart-turn.sh). */
   audioModelPath?: string;
 }

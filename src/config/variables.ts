@@ -81,6 +81,8 @@ export const ENV_SCHEMA = z.object({
   TURN_DETECTOR: choice(['off', 'transcript', 'audio', 'combined'] as const),
   TURN_AUDIO_MODEL: text(),
   TURN_PREEMPTIVE: onOff(),
+  TURN_WORD_LAG_MS: wholeNumber(0, 3000, 'milliseconds'),
+  TURN_EARLY_FINAL: onOff(),
   METRICS_PORT: wholeNumber(1, 65535, 'port'),
   METRICS_HOST: choice(METRICS_HOSTS),
   LOG_LEVEL: choice(LOG_LEVELS),

@@ -6,15 +6,18 @@
  *   detection: the plugin sends `turn_detection` nowhere and commits at `vad`'s end of speech
  *   (plugin stt.ts `REALTIME_ONLY_MODELS`, `#forwardVadEvents`); `vad` is the session's Silero
  *   shared through ./shared-vad.ts, so one inference serves both. Words arrive while the caller speaks; the words heard at the end of
- *   speech start the preemptive draft (./preflight.ts).
+ *   speech start the preemptive draft, and once settled they commit the turn without waiting for
+ *   the model's final (./preflight.ts); a final that hears other words is answered again (./revision.ts).
  * - Any other model (gpt-4o-transcribe) keeps the plugin's server_vad (silence 350 ms, prefix
  *   600 ms): OpenAI's VAD commits and nothing is heard before its final.
  */
 import type { VAD, stt } from '@livekit/agents';
 import * as openai from '@livekit/agents-plugin-openai';
-import { PreflightSTT } from './preflight.js';
+import type { TurnSettings } from '../config/types.js';
+import { type EarlyFinalOptions, PreflightSTT } from './preflight.js';
 
-export { PreflightSTT, normalizedWords, type PreflightCounts } from './preflight.js';
+export { PreflightSTT, normalizedWords, type EarlyFinalOptions, type PreflightCounts, type TranscriptRevision } from './preflight.js';
+export { answerRevisions, type RevisionCounts } from './revision.js';
 export { shareVad, type SharedVad } from './shared-vad.js';
 
 /** The plugin's realtime-only models (its stt.ts `REALTIME_ONLY_MODELS`). */
@@ -25,6 +28,18 @@ export const LIVE_TRANSCRIPTION_MODELS: readonly string[] = ['gpt-realtime-whisp
  * this long after the VAD's end of speech (bench:turn, docs/latency.md "Live speech-to-text").
  */
 export const EARLY_ACK_SILENCE_BOUND_MS = 150;
+
+/** No new word for this long after the words could cover the speech, and they count as settled: a delta's jitter. */
+export const EARLY_FINAL_QUIET_MS = 100;
+
+/**
+ * When a live model's words are settled: its words trail their audio by `wordLagMs` and the VAD's
+ * end of speech comes `silenceMs` after the caller's last sound, so the last word is due
+ * `wordLagMs - silenceMs` after the end; then a quiet spell without a new word.
+ */
+export function earlyFinalTiming(turn: Pick<TurnSettings, 'silenceMs' | 'wordLagMs'>): EarlyFinalOptions {
+  return { afterEndMs: Math.max(0, turn.wordLagMs - turn.silenceMs) + EARLY_FINAL_QUIET_MS, quietMs: EARLY_FINAL_QUIET_MS };
+}
 
 export function isLiveTranscriptionModel(model: string): boolean {
   return LIVE_TRANSCRIPTION_MODELS.some((live) => model.startsWith(live));
@@ -37,6 +52,8 @@ export interface SpeechToTextOptions {
   model: string;
   /** Commits a live model's audio at its end of speech: `shareVad(silero).stt`, the session's own boundaries. */
   vad: VAD;
+  /** A live model's settled words commit the turn (earlyFinalTiming); unset: its final does. */
+  earlyFinal?: EarlyFinalOptions;
 }
 
 export function createSpeechToText(options: SpeechToTextOptions): stt.STT {
@@ -47,5 +64,5 @@ export function createSpeechToText(options: SpeechToTextOptions): stt.STT {
     detectLanguage: true,
     vad: options.vad,
   });
-  return isLiveTranscriptionModel(options.model) ? new PreflightSTT(recognizer) : recognizer;
+  return isLiveTranscriptionModel(options.model) ? new PreflightSTT(recognizer, { earlyFinal: options.earlyFinal }) : recognizer;
 }

@@ -1,16 +1,29 @@
 /**
  * The words heard at the end of speech, handed to the framework as a preflight transcript, so the
- * preemptive draft starts from them instead of waiting for the committed final.
+ * preemptive draft starts from them; and, once they have settled, as the turn's final, so the
+ * committed answer does not wait for the model's own final.
  *
  * A live transcription model (gpt-realtime-whisper) sends its words while the caller speaks; the
  * plugin reports them as interim transcripts and the final only after its commit at the VAD's end
- * of speech plus the model's final latency. agents 1.9 starts a preemptive generation on a
- * PREFLIGHT_TRANSCRIPT (voice/audio_recognition.ts, the PREFLIGHT_TRANSCRIPT case) and does not
- * start another when the final equals it (`transcriptChanged` there), and keeps the draft at the
- * commit when the final is equivalent (voice/agent_activity.ts `transcriptsEquivalent`). So: after
- * the end of speech every new interim is passed on as a preflight, and a final that says the
- * same as the last preflight but for case and punctuation is given the preflight's exact text,
- * which keeps the draft rather than starting a second one. The framework itself is not patched.
+ * of speech plus the model's final latency (no published figure; Pipecat measured a p99 of ~1.7 s).
+ * agents 1.9 starts a preemptive generation on a PREFLIGHT_TRANSCRIPT (voice/audio_recognition.ts,
+ * the PREFLIGHT_TRANSCRIPT case), does not start another when the final equals it
+ * (`transcriptChanged` there), keeps the draft at the commit when the final is equivalent
+ * (voice/agent_activity.ts `transcriptsEquivalent`), and judges the end of the turn only once a
+ * final exists. So:
+ * - after the end of speech every new word is passed on as a preflight;
+ * - with `earlyFinal`, once no word has come for `quietMs` and `afterEndMs` have passed since the
+ *   end of speech (the words trail their audio: by then they cover it), the words become the
+ *   final, and the model's own final for that speech is held against them: the same words are
+ *   dropped, other words are reported to `onRevision` listeners (src/stt/revision.ts re-answers).
+ *   `afterEndMs` is a guess at the model's lag; the stream learns the real one: when words of the
+ *   call's recent speech came later after its end, it waits that long (plus `quietMs`) instead;
+ * - without it, a final that says the same as the last preflight but for case and punctuation is
+ *   given the preflight's exact text, which keeps the draft rather than starting a second one.
+ *
+ * The plugin keeps one running transcript across its items until an item's final clears it, so a
+ * caller who speaks again before the last final sees the new words appended to the old ones: each
+ * item's own words are rebuilt from what each interim added. The framework itself is not patched.
  */
 import { type APIConnectOptions, asLanguageCode, stt } from '@livekit/agents';
 import type { AudioFrame } from '@livekit/rtc-node';
@@ -27,16 +40,51 @@ export interface PreflightCounts {
   finalsMatched: number;
   /** Finals after a preflight that said something else: the draft is dropped. */
   finalsDiffered: number;
+  /** Settled words sent as the final, ahead of the model's. */
+  earlyFinals: number;
+  /** The model's final then said the same words. */
+  earlyConfirmed: number;
+  /** The model's final then said other words: reported to the revision listeners. */
+  earlyRevised: number;
+}
+
+export interface EarlyFinalOptions {
+  /** The words are not settled before this long after the VAD's end of speech, ms. */
+  afterEndMs: number;
+  /** Nor before this long without a new word, ms. */
+  quietMs: number;
+}
+
+/** The recent speech whose words' lateness the early final's wait is learned from. */
+const LATENESS_WINDOW = 8;
+/** Past this the model's own final is as near: the learned wait stops growing. */
+const MAX_LEARNED_WAIT_MS = 2000;
+
+/** The model's final disagreed with the settled words the turn was committed on. */
+export interface TranscriptRevision {
+  requestId: string;
+  /** What the framework was given as the final. */
+  early: string;
+  /** What the model finally heard. */
+  final: string;
+}
+
+export interface PreflightOptions {
+  /** Send the settled words as the final; unset: wait for the model's. */
+  earlyFinal?: EarlyFinalOptions;
 }
 
 export class PreflightSTT extends stt.STT {
   readonly label: string;
   readonly inner: stt.STT;
-  readonly counts: PreflightCounts = { preflights: 0, finalsMatched: 0, finalsDiffered: 0 };
+  readonly options: PreflightOptions;
+  readonly counts: PreflightCounts = { preflights: 0, finalsMatched: 0, finalsDiffered: 0, earlyFinals: 0, earlyConfirmed: 0, earlyRevised: 0 };
+  readonly #revisionListeners = new Set<(revision: TranscriptRevision) => void>();
 
-  constructor(inner: stt.STT) {
+  constructor(inner: stt.STT, options: PreflightOptions = {}) {
     super({ ...inner.capabilities, streaming: true, interimResults: true });
     this.inner = inner;
+    this.options = options;
     this.label = `firstword.Preflight<${inner.label}>`;
     inner.on('metrics_collected', (metrics) => this.emit('metrics_collected', metrics));
     inner.on('error', (error) => this.emit('error', error));
@@ -48,6 +96,18 @@ export class PreflightSTT extends stt.STT {
 
   override get provider(): string {
     return this.inner.provider;
+  }
+
+  /** Called for every model final that disagrees with the early final sent for its speech. */
+  onRevision(listener: (revision: TranscriptRevision) => void): () => void {
+    this.#revisionListeners.add(listener);
+    return () => this.#revisionListeners.delete(listener);
+  }
+
+  /** @internal */
+  revised(revision: TranscriptRevision): void {
+    this.counts.earlyRevised++;
+    for (const listener of this.#revisionListeners) listener(revision);
   }
 
   protected _recognize(frame: AudioFrame | AudioFrame[], abortSignal?: AbortSignal): Promise<stt.SpeechEvent> {
@@ -63,14 +123,40 @@ export class PreflightSTT extends stt.STT {
   }
 }
 
+interface ItemWords {
+  text: string;
+  /** Date.now() of its latest word. */
+  lastWordAt: number;
+  /** Date.now() of the end of speech its early final was sent after. */
+  endAt?: number;
+  /** The caller spoke again after its early final. */
+  resumed?: boolean;
+  /** The item's latest event, the shape of the events made from it. */
+  template: stt.SpeechEvent;
+}
+
+const MAX_OPEN_ITEMS = 8;
+
 class PreflightStream extends stt.SpeechStream {
   readonly label = 'firstword.PreflightStream';
   readonly #owner: PreflightSTT;
   readonly #inner: stt.SpeechStream;
-  /** Between the end of speech and the final: interims become preflights. */
+  /** Between the end of speech and the final: new words become preflights. */
   #afterEnd = false;
-  #interim = '';
+  /** The plugin's running transcript as last seen. */
+  #running = '';
+  /** Each item's own words, by request id. */
+  readonly #items = new Map<string, ItemWords>();
+  /** The item the latest words belong to. */
+  #current = '';
   #preflight = '';
+  /** Early finals sent, by request id, until the model's own final for the item. */
+  readonly #early = new Map<string, string>();
+  #endAt = 0;
+  #lastWordAt = 0;
+  #settle: NodeJS.Timeout | undefined;
+  /** How long after its end of speech each recent early-finalised speech's last word came, ms. */
+  readonly #lateness: number[] = [];
 
   constructor(owner: PreflightSTT, inner: stt.SpeechStream, connOptions?: APIConnectOptions) {
     super(owner, undefined, connOptions);
@@ -82,6 +168,7 @@ class PreflightStream extends stt.SpeechStream {
   protected override async monitorMetrics(): Promise<void> {}
 
   override close(): void {
+    clearTimeout(this.#settle);
     super.close();
     this.#inner.close();
   }
@@ -101,49 +188,148 @@ class PreflightStream extends stt.SpeechStream {
       }
     };
     await Promise.all([forward().catch(() => {}), relay()]);
+    clearTimeout(this.#settle);
   }
 
   #convert(event: stt.SpeechEvent): stt.SpeechEvent[] {
-    const { START_OF_SPEECH, END_OF_SPEECH, INTERIM_TRANSCRIPT, FINAL_TRANSCRIPT, PREFLIGHT_TRANSCRIPT } = stt.SpeechEventType;
-    const text = event.alternatives?.[0]?.text ?? '';
+    const { START_OF_SPEECH, END_OF_SPEECH, INTERIM_TRANSCRIPT, FINAL_TRANSCRIPT } = stt.SpeechEventType;
     switch (event.type) {
       case START_OF_SPEECH:
         this.#afterEnd = false;
+        clearTimeout(this.#settle);
+        for (const requestId of this.#early.keys()) {
+          const item = this.#items.get(requestId);
+          if (item) item.resumed = true;
+        }
         return [event];
       case END_OF_SPEECH: {
         this.#afterEnd = true;
-        const preflight = this.#preflightOf(this.#interim, event);
+        this.#endAt = Date.now();
+        this.#armSettle();
+        const preflight = this.#preflightOf(this.#current);
         return preflight ? [event, preflight] : [event];
       }
       case INTERIM_TRANSCRIPT: {
-        this.#interim = text;
-        if (!this.#afterEnd) return [event];
-        return [this.#preflightOf(text, event) ?? event];
+        const requestId = this.#heard(event);
+        const early = this.#early.get(requestId);
+        if (early !== undefined) return this.#afterEarly(requestId, early);
+        if (!this.#afterEnd) return [this.#ownWords(event, requestId)];
+        this.#lastWordAt = Date.now();
+        this.#armSettle();
+        return [this.#preflightOf(requestId) ?? this.#ownWords(event, requestId)];
       }
-      case FINAL_TRANSCRIPT: {
-        const preflight = this.#preflight;
-        this.#interim = '';
-        this.#preflight = '';
-        if (!preflight) return [event];
-        if (normalizedWords(preflight) !== normalizedWords(text)) {
-          this.#owner.counts.finalsDiffered++;
-          return [event];
-        }
-        this.#owner.counts.finalsMatched++;
-        const [first, ...rest] = event.alternatives ?? [];
-        return first ? [{ ...event, alternatives: [{ ...first, text: preflight }, ...rest] }] : [event];
-      }
+      case FINAL_TRANSCRIPT:
+        return this.#final(event);
       default:
         return [event];
     }
   }
 
-  /** A preflight of `text` when it is new; undefined when empty or unchanged. */
-  #preflightOf(text: string, template: stt.SpeechEvent): stt.SpeechEvent | undefined {
-    if (!text.trim() || text === this.#preflight) return undefined;
+  /**
+   * Words of an item after its early final. Once the caller has spoken again they are the start
+   * of that speech, sent to the item before its commit went out: they go on at once, as a final of
+   * their own, ahead of the new speech's words. Otherwise they are the model's lag past the wait,
+   * and its final will say how they revise the turn.
+   */
+  #afterEarly(requestId: string, early: string): stt.SpeechEvent[] {
+    const item = this.#items.get(requestId);
+    if (!item?.resumed) return [];
+    const text = item.text.trim();
+    const added = text.slice(early.length).trim();
+    if (!added) return [];
+    this.#early.set(requestId, text);
+    return [transcriptEvent(stt.SpeechEventType.FINAL_TRANSCRIPT, added, item.template)];
+  }
+
+  /** Adds what this interim added to its item's words; returns the item's request id. */
+  #heard(event: stt.SpeechEvent): string {
+    const text = event.alternatives?.[0]?.text ?? '';
+    const added = text.startsWith(this.#running) ? text.slice(this.#running.length) : text;
+    this.#running = text;
+    const requestId = event.requestId ?? '';
+    const item = this.#items.get(requestId);
+    this.#items.set(requestId, { ...item, text: (item?.text ?? '') + added, template: event, lastWordAt: Date.now() });
+    // An item whose final never came (a refused commit) is forgotten after a few others.
+    if (this.#items.size > MAX_OPEN_ITEMS) this.#items.delete(this.#items.keys().next().value!);
+    this.#current = requestId;
+    return requestId;
+  }
+
+  /** The interim with its own item's words only, not an earlier item's still in the plugin's running text. */
+  #ownWords(event: stt.SpeechEvent, requestId: string): stt.SpeechEvent {
+    const own = this.#items.get(requestId)?.text.trimStart() ?? '';
+    const text = event.alternatives?.[0]?.text ?? '';
+    return own === text ? event : transcriptEvent(event.type, own, event);
+  }
+
+  #final(event: stt.SpeechEvent): stt.SpeechEvent[] {
+    const text = event.alternatives?.[0]?.text ?? '';
+    const requestId = event.requestId ?? '';
+    // The plugin clears its running transcript at every final.
+    this.#running = '';
+    const item = this.#items.get(requestId);
+    this.#items.delete(requestId);
+    const early = this.#early.get(requestId);
+    if (early !== undefined) {
+      // Words of the next speech (the caller went on) say nothing of the model's lag.
+      if (item?.endAt !== undefined && !item.resumed) this.#learn(Math.max(0, item.lastWordAt - item.endAt));
+      this.#early.delete(requestId);
+      if (normalizedWords(early) === normalizedWords(text)) this.#owner.counts.earlyConfirmed++;
+      else this.#owner.revised({ requestId, early, final: text });
+      return [];
+    }
+    if (requestId === this.#current) clearTimeout(this.#settle);
+    const preflight = this.#preflight;
+    this.#preflight = '';
+    if (!preflight) return [event];
+    if (normalizedWords(preflight) !== normalizedWords(text)) {
+      this.#owner.counts.finalsDiffered++;
+      return [event];
+    }
+    this.#owner.counts.finalsMatched++;
+    const [first, ...rest] = event.alternatives ?? [];
+    return first ? [{ ...event, alternatives: [{ ...first, text: preflight }, ...rest] }] : [event];
+  }
+
+  #armSettle(): void {
+    const early = this.#owner.options.earlyFinal;
+    if (!early) return;
+    clearTimeout(this.#settle);
+    const learned = Math.min(MAX_LEARNED_WAIT_MS, Math.max(0, ...this.#lateness) + early.quietMs);
+    const due = Math.max(this.#endAt + Math.max(early.afterEndMs, learned), this.#lastWordAt + early.quietMs);
+    this.#settle = setTimeout(() => this.#sendEarlyFinal(), Math.max(0, due - Date.now()));
+  }
+
+  #learn(latenessMs: number): void {
+    this.#lateness.push(latenessMs);
+    if (this.#lateness.length > LATENESS_WINDOW) this.#lateness.shift();
+  }
+
+  /** The current item's words, settled, become its final. */
+  #sendEarlyFinal(): void {
+    const requestId = this.#current;
+    const item = this.#items.get(requestId);
+    const text = item?.text.trim() ?? '';
+    if (!item || !text || !this.#afterEnd || this.#early.has(requestId) || this.output.closed) return;
+    this.#early.set(requestId, text);
+    item.endAt = this.#endAt;
+    this.#preflight = '';
+    this.#owner.counts.earlyFinals++;
+    this.output.put(transcriptEvent(stt.SpeechEventType.FINAL_TRANSCRIPT, text, item.template));
+  }
+
+  /** A preflight of the item's words when they are new; undefined when empty or unchanged. */
+  #preflightOf(requestId: string): stt.SpeechEvent | undefined {
+    const item = this.#items.get(requestId);
+    const text = item?.text.trim() ?? '';
+    if (!item || !text || text === this.#preflight) return undefined;
     this.#preflight = text;
     this.#owner.counts.preflights++;
-    const alternative = template.alternatives?.[0] ?? { language: asLanguageCode(''), startTime: 0, endTime: 0, confidence: 1, text };
-    return { type: stt.SpeechEventType.PREFLIGHT_TRANSCRIPT, requestId: template.requestId, alternatives: [{ ...alternative, text }] };
+    return transcriptEvent(stt.SpeechEventType.PREFLIGHT_TRANSCRIPT, text, item.template);
   }
+}
+
+function transcriptEvent(type: stt.SpeechEventType, text: string, template: stt.SpeechEvent): stt.SpeechEvent {
+  const alternative = template.alternatives?.[0] ?? { language: asLanguageCode(''), startTime: 0, endTime: 0, confidence: 1, text };
+  return { type, requestId: template.requestId, alternatives: [{ ...alternative, text }] };
 }

@@ -17,6 +17,7 @@
 import type { llm } from '@livekit/agents';
 import { type AudioFrame, AudioResampler } from '@livekit/rtc-node';
 import { detectAckLanguage } from '../ack/phrases.js';
+import { CONFIG_DEFAULTS } from '../config/defaults.js';
 import { now } from '../latency/clock.js';
 import { type FrameworkTurnDetector, TranscriptTurnDetector, predictTurnComplete } from './transcript-detector.js';
 import { type AudioTurnModel, pcmToFloat } from './smart-turn.js';
@@ -36,7 +37,7 @@ export interface CombinedDetectorOptions {
   /** The audio model, once loaded; undefined when it cannot be (words and silence decide alone). */
   model: Promise<AudioTurnModel | undefined>;
   policy: TurnPolicy;
-  /** How long a word trails its audio in the STT. @defaultValue 300 */
+  /** How long a word trails its audio in the STT. @defaultValue TURN_WORD_LAG_MS's default */
   wordLagMs?: number;
   /** Longest the judgement waits for the model's answer before going on without it. @defaultValue 400 */
   audioWaitMs?: number;
@@ -65,7 +66,7 @@ export class CombinedTurnDetector implements FrameworkTurnDetector {
   #tookTurn = false;
 
   constructor(options: CombinedDetectorOptions) {
-    this.#options = { wordLagMs: 300, audioWaitMs: 400, clock: now, ...options };
+    this.#options = { wordLagMs: CONFIG_DEFAULTS.turn.wordLagMs, audioWaitMs: 400, clock: now, ...options };
   }
 
   /** Feed it the VAD's boundaries; a start ends the current pause's waits. */

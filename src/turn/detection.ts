@@ -27,7 +27,7 @@ export interface DetectionContext {
  * one) and its native binding; where either is missing, the turn falls back to the VAD's silence
  * with a log line rather than silently assuming every turn is over.
  */
-export function createTurnDetection(choice: TurnDetectorChoice, context: DetectionContext, settings?: Pick<TurnSettings, 'minDelayMs' | 'maxDelayMs' | 'audioModelPath'>): TurnDetection {
+export function createTurnDetection(choice: TurnDetectorChoice, context: DetectionContext, settings?: Pick<TurnSettings, 'minDelayMs' | 'maxDelayMs' | 'audioModelPath'> & Partial<Pick<TurnSettings, 'wordLagMs'>>): TurnDetection {
   switch (choice) {
     case 'combined': {
       if (!context.speech) {
@@ -36,6 +36,7 @@ export function createTurnDetection(choice: TurnDetectorChoice, context: Detecti
       }
       const detector = new CombinedTurnDetector({
         model: smartTurn(settings?.audioModelPath ?? DEFAULT_SMART_TURN_MODEL),
+        ...(settings?.wordLagMs !== undefined ? { wordLagMs: settings.wordLagMs } : {}),
         // The endpointing delays are the decision's floor and bound: one setting for each.
         policy: { ...DEFAULT_TURN_POLICY, minSilenceMs: settings?.minDelayMs ?? DEFAULT_TURN_POLICY.minSilenceMs, maxSilenceMs: settings?.maxDelayMs ?? DEFAULT_TURN_POLICY.maxSilenceMs },
       });

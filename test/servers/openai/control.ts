@@ -12,7 +12,7 @@ import type { QueuedTranscript } from './speech-words.js';
 
 const BODY_LIMIT = 4 * 1024 * 1024;
 
-const entry = z.union([z.string(), z.strictObject({ text: z.string(), voicedMs: z.number().finite().positive().optional() })]);
+const entry = z.union([z.string(), z.strictObject({ text: z.string(), voicedMs: z.number().finite().positive().optional(), final: z.string().optional() })]);
 const transcriptsSchema = z.union([z.array(entry), z.strictObject({ transcripts: z.array(entry) })]);
 
 export interface ControlHooks {

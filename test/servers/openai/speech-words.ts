@@ -17,6 +17,11 @@ export interface TimedTranscript {
   text: string;
   /** Length of the voiced audio this transcript stands for, first to last voiced sample. */
   voicedMs?: number;
+  /**
+   * What the item's `completed` says instead of its deltas joined: a final that revises the live
+   * words (UNCONFIRMED whether a live model's final can differ from its deltas; none seen published).
+   */
+  final?: string;
 }
 
 export type QueuedTranscript = string | TimedTranscript;
@@ -30,6 +35,7 @@ export interface HeardWord {
 
 interface Piece {
   text: string;
+  final?: string;
   words: { text: string; endShare: number }[];
   voicedMs: number;
   /** Plain text: its length is a guess, so it is used up only by the commit. */
@@ -104,7 +110,7 @@ export class SpeechWords {
   commit(committedAt: number): { transcript: string; late: HeardWord[] } {
     const late: HeardWord[] = [];
     for (const piece of this.#pieces) this.#hear(piece, Number.POSITIVE_INFINITY, piece.lastLoudAt ?? committedAt, late);
-    const transcript = this.#pieces.map((p) => p.text).join(' ');
+    const transcript = this.#pieces.map((p) => p.final ?? p.text).join(' ');
     this.#pieces = [];
     return { transcript, late };
   }
@@ -114,13 +120,14 @@ export class SpeechWords {
   }
 
   #bind(startMs: number): void {
-    const { text, voicedMs } = this.#next();
+    const { text, voicedMs, final } = this.#next();
     const words = wordsOf(text);
     const chars = text.length || 1;
     let end = 0;
     const first = this.#pieces.length === 0;
     this.#pieces.push({
       text,
+      ...(final !== undefined ? { final } : {}),
       startMs,
       heard: 0,
       voicedMs: voicedMs ?? text.length * this.#msPerChar(),
