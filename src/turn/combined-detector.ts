@@ -38,10 +38,13 @@ export interface CombinedDetectorOptions {
   policy: TurnPolicy;
   /** How long a word trails its audio in the STT. @defaultValue 300 */
   wordLagMs?: number;
-  /** Longest the judgement waits for the model's answer before going on without it. @defaultValue 400 */
+  /** Longest the judgement waits for the model's answer before going on without it. @defaultValue {@link AUDIO_WAIT_MS} */
   audioWaitMs?: number;
   clock?: () => number;
 }
+
+/** How long each end-of-turn check waits for Smart Turn's answer before judging without it, ms. */
+export const AUDIO_WAIT_MS = 400;
 
 interface Pause {
   lastSoundAt: number;
@@ -65,7 +68,7 @@ export class CombinedTurnDetector implements FrameworkTurnDetector {
   #tookTurn = false;
 
   constructor(options: CombinedDetectorOptions) {
-    this.#options = { wordLagMs: 300, audioWaitMs: 400, clock: now, ...options };
+    this.#options = { wordLagMs: 300, audioWaitMs: AUDIO_WAIT_MS, clock: now, ...options };
   }
 
   /** Feed it the VAD's boundaries; a start ends the current pause's waits. */
