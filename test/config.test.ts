@@ -6,6 +6,7 @@ import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig, redactedConfig } from '../src/config/index.js';
 import { runWorkerSettings } from '../src/lifecycle/index.js';
+import { DEFAULT_TURN_POLICY } from '../src/turn/turn-decision.js';
 import { withTimeout } from './helpers/async.js';
 
 const SECRETS = {
@@ -114,6 +115,13 @@ describe('loadConfig', () => {
     expect(loadConfig({ ...WORKER_ENV, TURN_EARLY_FINAL: 'off', TURN_WORD_LAG_MS: '450' }).turn).toMatchObject({ earlyFinal: false, wordLagMs: 450 });
     const error = configError(() => loadConfig({ ...WORKER_ENV, TURN_EARLY_FINAL: 'sometimes', TURN_WORD_LAG_MS: '5000' }));
     expect(error.problems).toEqual([expect.stringMatching(/^TURN_WORD_LAG_MS /), expect.stringMatching(/^TURN_EARLY_FINAL /)]);
+  });
+
+  it('starts the combined turn decision from its own floor and bound, the other detectors from the endpointing defaults; set delays win', () => {
+    const turn = (env: Record<string, string>) => loadConfig(env, { mode: 'demo' }).turn;
+    expect(turn({})).toMatchObject({ detector: 'transcript', minDelayMs: 300, maxDelayMs: 1500 });
+    expect(turn({ TURN_DETECTOR: 'combined' })).toMatchObject({ minDelayMs: DEFAULT_TURN_POLICY.minSilenceMs, maxDelayMs: DEFAULT_TURN_POLICY.maxSilenceMs });
+    expect(turn({ TURN_DETECTOR: 'combined', TURN_MIN_DELAY_MS: '300', TURN_MAX_DELAY_MS: '2000' })).toMatchObject({ minDelayMs: 300, maxDelayMs: 2000 });
   });
 
   it('treats blank values as unset', () => {

@@ -11,8 +11,11 @@
  * Evidence arrives on its own clock: the audio model's answer `audioMs` after the VAD's end of
  * speech (once per pause, on the audio up to it), each word `wordLagMs` after its audio (eSpeak:
  * a piece's words when its last voiced sample is that old; human speech without a transcript:
- * neutral words then).
+ * neutral words then). As in the worker (src/turn/combined-detector.ts), each check waits up to
+ * AUDIO_WAIT_MS for the model's answer before it judges: an answer due within that wait is heard
+ * before the turn can end, while an acknowledgement is judged on what is known at once.
  */
+import { AUDIO_WAIT_MS } from '../../src/turn/combined-detector.js';
 import { type PauseEvidence, type TurnPolicy, DEFAULT_TURN_POLICY, judgePause } from '../../src/turn/turn-decision.js';
 import type { VadTimeline } from './vad-trace.js';
 
@@ -50,8 +53,10 @@ export function vadPauses(timeline: VadTimeline): Array<{ speechEndMs: number; v
  * The combined decision over one pause: the evidence is piecewise constant between its arrivals,
  * and within a stretch the turn ends as soon as the silence reaches what the judgement asks.
  */
-export function combinedOutcome(c: PauseCase, audioMs: number, policy: TurnPolicy = DEFAULT_TURN_POLICY): PauseOutcome {
+export function combinedOutcome(c: PauseCase, audioMs: number, policy: TurnPolicy = DEFAULT_TURN_POLICY, audioWaitMs = AUDIO_WAIT_MS): PauseOutcome {
   const audioAt = c.vadEndMs + audioMs;
+  // The first check is at the VAD's end of speech: it (and every later one) awaits an answer due within the wait.
+  const judgedFrom = c.audio !== undefined && audioMs <= audioWaitMs ? audioAt : c.vadEndMs;
   const changes = [c.vadEndMs, audioAt, ...c.words.map((w) => w.atMs)].filter((t) => t >= c.vadEndMs).sort((a, b) => a - b);
   const stop = c.resumeMs ?? Number.POSITIVE_INFINITY;
   let endMs = Number.POSITIVE_INFINITY;
@@ -61,9 +66,11 @@ export function combinedOutcome(c: PauseCase, audioMs: number, policy: TurnPolic
     const until = Math.min(changes[i + 1] ?? Number.POSITIVE_INFINITY, stop);
     const words = c.words.filter((w) => w.atMs <= start).at(-1);
     const evidence: PauseEvidence = { silenceMs: 0, audio: start >= audioAt ? c.audio : undefined, words: words && { likelihood: words.likelihood, fresh: words.fresh } };
-    const judged = judgePause(evidence, policy);
-    const at = Math.max(start, c.speechEndMs + judged.endAtSilenceMs);
-    if (at < until && at < endMs) endMs = at;
+    if (start >= judgedFrom) {
+      const judged = judgePause(evidence, policy);
+      const at = Math.max(start, c.speechEndMs + judged.endAtSilenceMs);
+      if (at < until && at < endMs) endMs = at;
+    }
     // The ack's level does not depend on the silence beyond the floor: probe past it.
     const ackAt = Math.max(start, c.speechEndMs + policy.minSilenceMs);
     if (ackAt < until && ackMs === Number.POSITIVE_INFINITY && judgePause({ ...evidence, silenceMs: ackAt - c.speechEndMs }, policy).backchannelFits) ackMs = ackAt;

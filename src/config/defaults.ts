@@ -66,7 +66,8 @@ export const CONFIG_DEFAULTS = {
    * into two turns; a longer one only adds to every wait. `minDelayMs` costs nothing because the
    * reply's audio is not ready sooner anyway; `maxDelayMs` waits out a 1 s pause after unfinished
    * words without making a misjudged finished turn wait long. How each value was chosen, with the
-   * figures: docs/latency.md, "Why the defaults".
+   * figures: docs/latency.md, "Why the defaults". The delays are the transcript detector's:
+   * TURN_DETECTOR=combined starts from its own floor and bound (src/turn/turn-decision.ts).
    */
   turn: { silenceMs: 250, minDelayMs: 300, maxDelayMs: 1500, detector: 'transcript', preemptive: true, wordLagMs: 300, earlyFinal: true } satisfies TurnSettings as TurnSettings,
   metricsHost: '127.0.0.1' as MetricsHost,

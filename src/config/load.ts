@@ -6,6 +6,7 @@
 import dotenv from 'dotenv';
 import { CARTESIA } from '@firstword/agents-plugin-tts/providers';
 import { hostCpu } from '../lifecycle/host-cpu.js';
+import { DEFAULT_TURN_POLICY } from '../turn/turn-decision.js';
 import { CONFIG_DEFAULTS, DEFAULT_CPU_BUDGET_PERCENT, JOB_PROCESS_START_TIMEOUT_MS, defaultMaxCalls } from './defaults.js';
 import { PROVIDER_FACTS } from './providers.js';
 import type { AppConfig, ConfigMode, TtsProvider, WebAuthSettings } from './types.js';
@@ -153,6 +154,15 @@ function callCapacity(env: ParsedEnv, cpuCores: number): Pick<AppConfig['worker'
   };
 }
 
+/**
+ * The endpointing delays a detector starts from: the combined decision's own floor and bound
+ * (its sweep's knee, src/turn/turn-decision.ts), the framework-style delays for the others.
+ */
+function turnDelays(detector: AppConfig['turn']['detector']): { minDelayMs: number; maxDelayMs: number } {
+  if (detector === 'combined') return { minDelayMs: DEFAULT_TURN_POLICY.minSilenceMs, maxDelayMs: DEFAULT_TURN_POLICY.maxSilenceMs };
+  return CONFIG_DEFAULTS.turn;
+}
+
 function buildConfig(env: ParsedEnv, provider: TtsProvider, cpuCores: number): AppConfig {
   const d = CONFIG_DEFAULTS;
   return {
@@ -199,8 +209,8 @@ function buildConfig(env: ParsedEnv, provider: TtsProvider, cpuCores: number): A
     ack: { mode: env.ACK_MODE ?? d.ackMode, slowMs: env.ACK_SLOW_MS ?? d.ackSlowMs },
     turn: {
       silenceMs: env.TURN_SILENCE_MS ?? d.turn.silenceMs,
-      minDelayMs: env.TURN_MIN_DELAY_MS ?? d.turn.minDelayMs,
-      maxDelayMs: env.TURN_MAX_DELAY_MS ?? d.turn.maxDelayMs,
+      minDelayMs: env.TURN_MIN_DELAY_MS ?? turnDelays(env.TURN_DETECTOR ?? d.turn.detector).minDelayMs,
+      maxDelayMs: env.TURN_MAX_DELAY_MS ?? turnDelays(env.TURN_DETECTOR ?? d.turn.detector).maxDelayMs,
       detector: env.TURN_DETECTOR ?? d.turn.detector,
       preemptive: env.TURN_PREEMPTIVE === undefined ? d.turn.preemptive : env.TURN_PREEMPTIVE === 'on',
       wordLagMs: env.TURN_WORD_LAG_MS ?? d.turn.wordLagMs,

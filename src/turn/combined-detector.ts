@@ -39,10 +39,13 @@ export interface CombinedDetectorOptions {
   policy: TurnPolicy;
   /** How long a word trails its audio in the STT. @defaultValue TURN_WORD_LAG_MS's default */
   wordLagMs?: number;
-  /** Longest the judgement waits for the model's answer before going on without it. @defaultValue 400 */
+  /** Longest the judgement waits for the model's answer before going on without it. @defaultValue {@link AUDIO_WAIT_MS} */
   audioWaitMs?: number;
   clock?: () => number;
 }
+
+/** How long each end-of-turn check waits for Smart Turn's answer before judging without it, ms. */
+export const AUDIO_WAIT_MS = 400;
 
 interface Pause {
   lastSoundAt: number;
@@ -66,7 +69,7 @@ export class CombinedTurnDetector implements FrameworkTurnDetector {
   #tookTurn = false;
 
   constructor(options: CombinedDetectorOptions) {
-    this.#options = { wordLagMs: CONFIG_DEFAULTS.turn.wordLagMs, audioWaitMs: 400, clock: now, ...options };
+    this.#options = { wordLagMs: CONFIG_DEFAULTS.turn.wordLagMs, audioWaitMs: AUDIO_WAIT_MS, clock: now, ...options };
   }
 
   /** Feed it the VAD's boundaries; a start ends the current pause's waits. */

@@ -43,14 +43,16 @@ export interface TurnPolicy {
 }
 
 /**
- * Chosen on bench:turn-lab (docs/latency.md "Combined turn decision"): a sure turn ends 300 ms
- * after the caller's last sound, as the worker's default endpointing did; an unsure one waits up
- * to 1.5 s (TURN_MIN_DELAY_MS / TURN_MAX_DELAY_MS set both in the worker).
+ * The knee of the policy sweep (bench/turn/decision-sweep.ts; docs/latency.md "Combined turn
+ * decision"): over the eSpeak corpus and recorded human speech in both languages, the policy past
+ * which a longer floor buys few fewer replies inside the caller's pauses. A sure turn ends 600 ms
+ * after the caller's last sound, an unsure one waits up to 1.5 s. With TURN_DETECTOR=combined these
+ * are the worker's TURN_MIN_DELAY_MS / TURN_MAX_DELAY_MS unless those are set (src/config).
  */
 export const DEFAULT_TURN_POLICY: TurnPolicy = {
-  minSilenceMs: 300,
+  minSilenceMs: 600,
   maxSilenceMs: 1500,
-  sureLevel: 0.8,
+  sureLevel: 0.7,
   unsureLevel: 0.25,
   backchannelLevel: 0.7,
 };

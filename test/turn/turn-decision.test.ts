@@ -23,7 +23,7 @@ describe('judgePause', () => {
     ['a sure voice waits for the words that cover the pause', { silenceMs: P.minSilenceMs, audio: 0.97, words: stale(0.95) }, false],
     ['and ends once they do', { silenceMs: P.minSilenceMs, audio: 0.97, words: fresh(0.95) }, true],
     ['no word yet: never, however long and sure the voice', { silenceMs: 60_000, audio: 0.99 }, false],
-    ['fresh finished words without the voice (model not answered yet)', { silenceMs: 350, words: fresh(0.95) }, true],
+    ['fresh finished words without the voice (model not answered yet)', { silenceMs: P.minSilenceMs + 50, words: fresh(0.95) }, true],
   ])('%s', (_name, evidence, ends) => {
     expect(judgePause(evidence).endTurn).toBe(ends);
   });
