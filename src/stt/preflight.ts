@@ -147,8 +147,6 @@ class PreflightStream extends stt.SpeechStream {
   #running = '';
   /** Each item's own words, by request id. */
   readonly #items = new Map<string, ItemWords>();
-  /** The item the latest words belong to. */
-  #current = '';
   #preflight = '';
   /** Early finals sent, by request id, until the model's own final for the item. */
   readonly #early = new Map<string, string>();
@@ -206,7 +204,7 @@ class PreflightStream extends stt.SpeechStream {
         this.#afterEnd = true;
         this.#endAt = Date.now();
         this.#armSettle();
-        const preflight = this.#preflightOf(this.#current);
+        const preflight = this.#preflightOf();
         return preflight ? [event, preflight] : [event];
       }
       case INTERIM_TRANSCRIPT: {
@@ -216,7 +214,7 @@ class PreflightStream extends stt.SpeechStream {
         if (!this.#afterEnd) return [this.#ownWords(event, requestId)];
         this.#lastWordAt = Date.now();
         this.#armSettle();
-        return [this.#preflightOf(requestId) ?? this.#ownWords(event, requestId)];
+        return [this.#preflightOf() ?? this.#ownWords(event, requestId)];
       }
       case FINAL_TRANSCRIPT:
         return this.#final(event);
@@ -251,7 +249,6 @@ class PreflightStream extends stt.SpeechStream {
     this.#items.set(requestId, { ...item, text: (item?.text ?? '') + added, template: event, lastWordAt: Date.now() });
     // An item whose final never came (a refused commit) is forgotten after a few others.
     if (this.#items.size > MAX_OPEN_ITEMS) this.#items.delete(this.#items.keys().next().value!);
-    this.#current = requestId;
     return requestId;
   }
 
@@ -278,7 +275,6 @@ class PreflightStream extends stt.SpeechStream {
       else this.#owner.revised({ requestId, early, final: text });
       return [];
     }
-    if (requestId === this.#current) clearTimeout(this.#settle);
     const preflight = this.#preflight;
     this.#preflight = '';
     if (!preflight) return [event];
@@ -305,27 +301,38 @@ class PreflightStream extends stt.SpeechStream {
     if (this.#lateness.length > LATENESS_WINDOW) this.#lateness.shift();
   }
 
-  /** The current item's words, settled, become its final. */
-  #sendEarlyFinal(): void {
-    const requestId = this.#current;
-    const item = this.#items.get(requestId);
-    const text = item?.text.trim() ?? '';
-    if (!item || !text || !this.#afterEnd || this.#early.has(requestId) || this.output.closed) return;
-    this.#early.set(requestId, text);
-    item.endAt = this.#endAt;
-    this.#preflight = '';
-    this.#owner.counts.earlyFinals++;
-    this.output.put(transcriptEvent(stt.SpeechEventType.FINAL_TRANSCRIPT, text, item.template));
+  /**
+   * The words the framework has no final for yet, oldest item first: an earlier speech whose
+   * model final is still on its way (the caller went on before its words settled) comes before
+   * the current one, so a final never jumps ahead of words said before it.
+   */
+  #pending(): { items: [string, ItemWords][]; text: string } {
+    const items = [...this.#items.entries()].filter(([id, item]) => !this.#early.has(id) && item.text.trim() !== '');
+    return { items, text: items.map(([, item]) => item.text.trim()).join(' ') };
   }
 
-  /** A preflight of the item's words when they are new; undefined when empty or unchanged. */
-  #preflightOf(requestId: string): stt.SpeechEvent | undefined {
-    const item = this.#items.get(requestId);
-    const text = item?.text.trim() ?? '';
-    if (!item || !text || text === this.#preflight) return undefined;
+  /** The words not yet final, settled, become the final (one per item, for the model's finals to be held against). */
+  #sendEarlyFinal(): void {
+    const { items, text } = this.#pending();
+    const latest = items.at(-1)?.[1];
+    if (!latest || !this.#afterEnd || this.output.closed) return;
+    for (const [id, item] of items) {
+      this.#early.set(id, item.text.trim());
+      item.endAt = this.#endAt;
+    }
+    this.#preflight = '';
+    this.#owner.counts.earlyFinals++;
+    this.output.put(transcriptEvent(stt.SpeechEventType.FINAL_TRANSCRIPT, text, latest.template));
+  }
+
+  /** A preflight of the words not yet final when they are new; undefined when empty or unchanged. */
+  #preflightOf(): stt.SpeechEvent | undefined {
+    const { items, text } = this.#pending();
+    const latest = items.at(-1)?.[1];
+    if (!latest || text === this.#preflight) return undefined;
     this.#preflight = text;
     this.#owner.counts.preflights++;
-    return transcriptEvent(stt.SpeechEventType.PREFLIGHT_TRANSCRIPT, text, item.template);
+    return transcriptEvent(stt.SpeechEventType.PREFLIGHT_TRANSCRIPT, text, latest.template);
   }
 }
 

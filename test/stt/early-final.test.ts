@@ -181,6 +181,40 @@ describe('PreflightSTT early final', () => {
     h.close();
   });
 
+  it('speech whose model final is still on its way comes first: the early final carries it, and each model final is held against its own part', async () => {
+    const h = harness();
+    await h.put(START_OF_SPEECH);
+    await h.put(INTERIM_TRANSCRIPT, 'Will it be sunny this weekend in', 'item_1');
+    await h.put(END_OF_SPEECH);
+    await h.wait(50);
+    // The caller goes on before the words settle; the model's final for item_1 is slow.
+    await h.put(START_OF_SPEECH);
+    await h.put(INTERIM_TRANSCRIPT, 'Will it be sunny this weekend in Busan', 'item_2');
+    await h.put(END_OF_SPEECH);
+    expect(h.seen.filter((e) => e.type === PREFLIGHT_TRANSCRIPT).map((e) => e.text).at(-1)).toBe('Will it be sunny this weekend in Busan');
+    await h.wait(100);
+    await h.put(FINAL_TRANSCRIPT, 'Will it be sunny this weekend in', 'item_1');
+    await h.put(FINAL_TRANSCRIPT, 'Busan?', 'item_2');
+    expect(h.seen.filter((e) => e.type === FINAL_TRANSCRIPT).map((e) => e.text)).toEqual(['Will it be sunny this weekend in Busan']);
+    expect(h.revisions).toEqual([]);
+    expect(h.recognizer.counts).toMatchObject({ earlyFinals: 1, earlyConfirmed: 2, earlyRevised: 0 });
+    h.close();
+  });
+
+  it('an early-finalised speech is not offered again at the next end of speech, before the new words come', async () => {
+    const h = harness();
+    await h.put(START_OF_SPEECH);
+    await h.put(INTERIM_TRANSCRIPT, 'I need a table', 'item_1');
+    await h.put(END_OF_SPEECH);
+    await h.wait(100);
+    await h.put(START_OF_SPEECH);
+    await h.put(END_OF_SPEECH);
+    await h.wait(500);
+    expect(h.seen.filter((e) => e.type === PREFLIGHT_TRANSCRIPT).map((e) => e.text)).toEqual(['I need a table']);
+    expect(h.seen.filter((e) => e.type === FINAL_TRANSCRIPT).map((e) => e.text)).toEqual(['I need a table']);
+    h.close();
+  });
+
   it('no words by the end of speech: nothing is sent until they come and settle', async () => {
     const h = harness();
     await h.put(START_OF_SPEECH);
