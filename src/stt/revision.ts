@@ -55,14 +55,14 @@ export function answerRevisions(session: RevisableSession, recognizer: Preflight
     const { revision, timer } = pending;
     pending = undefined;
     clearTimeout(timer);
-    if (endsWithWords(ev.item.textContent ?? '', revision.early)) settle(ev.item, revision);
+    if (holdsWords(ev.item.textContent ?? '', revision.early)) settle(ev.item, revision);
     else counts.unmatched++;
   };
   session.on(voice.AgentSessionEventTypes.ConversationItemAdded, onItem);
 
   const stop = recognizer.onRevision((revision) => {
     const message = lastUserMessage(session.history);
-    if (message && endsWithWords(message.textContent ?? '', revision.early)) return settle(message, revision);
+    if (message && holdsWords(message.textContent ?? '', revision.early)) return settle(message, revision);
     // Not committed yet: the framework is still waiting out the end of the turn.
     if (pending) {
       clearTimeout(pending.timer);
@@ -86,17 +86,20 @@ export function answerRevisions(session: RevisableSession, recognizer: Preflight
   };
 }
 
-/** The message's text with the early words at its end replaced by the model's. */
+/**
+ * The message's text with the early words replaced by the model's where they stand (an early final
+ * can carry an earlier speech's words before the current one's, and the turn joins several).
+ */
 export function corrected(text: string, revision: TranscriptRevision): string {
   const at = text.lastIndexOf(revision.early);
-  if (at >= 0 && text.slice(at + revision.early.length).trim() === '') return `${text.slice(0, at)}${revision.final}`.trim();
-  return revision.final;
+  if (at < 0) return revision.final;
+  return `${text.slice(0, at)}${revision.final}${text.slice(at + revision.early.length)}`.trim();
 }
 
-function endsWithWords(text: string, early: string): boolean {
-  const words = normalizedWords(text);
-  const tail = normalizedWords(early);
-  return tail !== '' && (words === tail || words.endsWith(` ${tail}`));
+function holdsWords(text: string, early: string): boolean {
+  const words = ` ${normalizedWords(text)} `;
+  const part = normalizedWords(early);
+  return part !== '' && words.includes(` ${part} `);
 }
 
 function lastUserMessage(history: llm.ChatContext): llm.ChatMessage | undefined {

@@ -110,9 +110,19 @@ describe('answerRevisions', () => {
     expect(lastUserText(session.history)).toBe('I need a table');
   });
 
-  it('replaces only a trailing early part', () => {
+  it('replaces the early part where it stands, the last time it occurs', () => {
     const revision: TranscriptRevision = { requestId: 'r', early: 'a table', final: 'a cable' };
     expect(corrected('I need a table', revision)).toBe('I need a cable');
-    expect(corrected('a table, I need', revision)).toBe('a cable');
+    expect(corrected('a table, I need a table for two', revision)).toBe('a table, I need a cable for two');
+    expect(corrected('nothing alike', revision)).toBe('a cable');
+  });
+
+  it('an earlier speech’s part in the middle of the turn is corrected in place', () => {
+    const { session, handler, revise } = setup();
+    session.commit('Will it be sunny this weekend in Busan?');
+    session.agentState = 'speaking';
+    revise('Will it be sunny this weekend', 'Will it rain this weekend');
+    expect(lastUserText(session.history)).toBe('Will it rain this weekend in Busan?');
+    expect(handler.counts.reanswered).toBe(1);
   });
 });
