@@ -40,8 +40,7 @@ export class ExecutorTurnModel implements AudioTurnModel {
   }
 
   async predict(samples: Float32Array): Promise<number> {
-    const pcm = floatToPcm(samples);
-    const request: SmartTurnRequest = { pcm: Buffer.from(pcm.buffer, pcm.byteOffset, pcm.byteLength).toString('base64') };
+    const request = smartTurnRequest(samples);
     const askedAt = now();
     let reply: unknown;
     try {
@@ -73,6 +72,12 @@ export class ExecutorTurnModel implements AudioTurnModel {
     this.#warned = true;
     return new Error(message);
   }
+}
+
+/** The speech as the runner takes it: JSON over IPC, so base64 16-bit PCM. */
+export function smartTurnRequest(samples: Float32Array): SmartTurnRequest {
+  const pcm = floatToPcm(samples);
+  return { pcm: Buffer.from(pcm.buffer, pcm.byteOffset, pcm.byteLength).toString('base64') };
 }
 
 const round = (ms: number): number => Math.round(ms * 10) / 10;
