@@ -13,10 +13,11 @@ import { initializeLogger } from '@livekit/agents';
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { now } from '../../src/latency/clock.js';
-import { DEFAULT_SMART_TURN_MODEL, SmartTurnModel, floatToPcm, pcmToFloat } from '../../src/turn/smart-turn.js';
+import { DEFAULT_SMART_TURN_MODEL, SmartTurnModel, type SmartTurnScore, floatToPcm, pcmToFloat } from '../../src/turn/smart-turn.js';
 import { registerSmartTurnRunner, smartTurnRequest } from '../../src/turn/smart-turn-executor.js';
 import { SMART_TURN_ANSWER, SMART_TURN_METHOD } from '../../src/turn/smart-turn-runner.js';
 import { SAMPLE_RATE } from '../../src/turn/whisper-features.js';
+import { WORKER_TEST_ENV } from '../../test/helpers/config.js';
 import { startInferenceProcess } from '../../test/helpers/inference-process.js';
 import { referenceSignal } from '../../test/turn/smart-turn-signal.js';
 import { percentile } from '../playout.js';
@@ -38,42 +39,58 @@ const cases = [
 const rssMb = (pid: number | 'self'): number => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024;
 const p = (values: number[]): string => `${percentile(values, 50).toFixed(1)} / ${percentile(values, 90).toFixed(1)}`;
 
-registerSmartTurnRunner('combined');
-const proc = await startInferenceProcess();
-console.log(`inference process (Smart Turn loaded): ${rssMb(proc.pid).toFixed(0)} MB RSS`);
-console.log(`\n| where | speech | features p50 / p90 ms | model p50 / p90 ms | whole ask p50 / p90 ms |\n|---|---|---|---|---|`);
-for (const { name, speech } of cases) {
-  const request = smartTurnRequest(speech);
-  const features: number[] = [];
-  const model: number[] = [];
-  const ask: number[] = [];
+interface Costs {
+  features: number[];
+  model: number[];
+  ask: number[];
+}
+
+/** `asks` answers after one that warms the session up (not counted). */
+async function measure(answer: () => Promise<SmartTurnScore>): Promise<Costs> {
+  const costs: Costs = { features: [], model: [], ask: [] };
   for (let i = 0; i <= asks; i++) {
     const askedAt = now();
-    const answer = SMART_TURN_ANSWER.parse(await proc.doInference(SMART_TURN_METHOD, request));
-    if ('error' in answer) throw new Error(answer.error);
-    // The first ask warms the session up: not counted.
+    const score = await answer();
     if (i === 0) continue;
-    ask.push(now() - askedAt);
-    features.push(answer.featuresMs);
-    model.push(answer.inferenceMs);
+    costs.ask.push(now() - askedAt);
+    costs.features.push(score.featuresMs);
+    costs.model.push(score.inferenceMs);
   }
-  console.log(`| inference process | ${name} | ${p(features)} | ${p(model)} | ${p(ask)} |`);
+  return costs;
 }
-console.log(`inference process after the asks: ${rssMb(proc.pid).toFixed(0)} MB RSS`);
-await proc.close();
+
+console.log(`| where | speech | features p50 / p90 ms | model p50 / p90 ms | whole ask p50 / p90 ms |\n|---|---|---|---|---|`);
+const rss: string[] = [];
+
+// The inference process reads the worker's configuration from its environment (TURN_AUDIO_MODEL).
+for (const [name, value] of Object.entries(WORKER_TEST_ENV)) process.env[name] ??= value;
+registerSmartTurnRunner('combined');
+const proc = await startInferenceProcess();
+try {
+  rss.push(`inference process with Smart Turn loaded: ${rssMb(proc.pid).toFixed(0)} MB RSS`);
+  for (const { name, speech } of cases) {
+    const request = smartTurnRequest(speech);
+    const costs = await measure(async () => {
+      const answer = SMART_TURN_ANSWER.parse(await proc.doInference(SMART_TURN_METHOD, request));
+      if ('error' in answer) throw new Error(answer.error);
+      return answer;
+    });
+    console.log(`| inference process | ${name} | ${p(costs.features)} | ${p(costs.model)} | ${p(costs.ask)} |`);
+  }
+  rss.push(`inference process after its answers: ${rssMb(proc.pid).toFixed(0)} MB RSS`);
+} finally {
+  await proc.close();
+}
 
 const before = rssMb('self');
 const local = await SmartTurnModel.load(DEFAULT_SMART_TURN_MODEL);
-for (const { name, speech } of cases) {
-  const features: number[] = [];
-  const model: number[] = [];
-  for (let i = 0; i <= asks; i++) {
-    const score = await local.score(speech);
-    if (i === 0) continue;
-    features.push(score.featuresMs);
-    model.push(score.inferenceMs);
+try {
+  for (const { name, speech } of cases) {
+    const costs = await measure(() => local.score(speech));
+    console.log(`| this process (its event loop) | ${name} | ${p(costs.features)} | ${p(costs.model)} | ${p(costs.ask)} |`);
   }
-  console.log(`| in process (event loop) | ${name} | ${p(features)} | ${p(model)} | — |`);
+  rss.push(`this process: ${before.toFixed(0)} MB RSS before loading Smart Turn, ${rssMb('self').toFixed(0)} MB after its answers`);
+} finally {
+  await local.close();
 }
-console.log(`\nthis process: ${before.toFixed(0)} MB RSS before loading Smart Turn, ${rssMb('self').toFixed(0)} MB after its asks`);
-await local.close();
+console.log(`\n${rss.join('\n')}`);

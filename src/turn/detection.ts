@@ -70,8 +70,8 @@ export function createTurnDetection(choice: TurnDetectorChoice, context: Detecti
 }
 
 /**
- * Without an inference executor: one Smart Turn session per process, loaded on first use; a missing or broken model is logged
- * once and the decision goes on without the voice.
+ * Without an inference executor: one Smart Turn session per process, loaded on first use; a
+ * missing or broken model is logged once and the decision goes on without the voice.
  */
 const smartTurns = new Map<string, Promise<AudioTurnModel | undefined>>();
 function smartTurn(modelPath: string): Promise<AudioTurnModel | undefined> {
