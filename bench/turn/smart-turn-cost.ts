@@ -2,7 +2,8 @@
  * What one Smart Turn answer costs a worker (TURN_DETECTOR=combined), per pause: asked of the
  * worker's inference process as a call asks it (front end, model, and the whole ask with its IPC
  * and base64), and, for comparison, in the asking process as the offline tools run it. Also the
- * memory the model takes in a process that loads it, which a job process no longer pays.
+ * memory the model takes in a process that already runs Silero (as a job process does), which a
+ * job process no longer pays.
  *
  *   npx tsx bench/turn/smart-turn-cost.ts [--asks 20]
  *
@@ -10,6 +11,7 @@
  * models/smart-turn-v3.2-cpu.onnx (`bash scripts/peers/ensure-smart-turn.sh`).
  */
 import { initializeLogger } from '@livekit/agents';
+import * as silero from '@livekit/agents-plugin-silero';
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { now } from '../../src/latency/clock.js';
@@ -82,15 +84,19 @@ try {
   await proc.close();
 }
 
+// A job process already runs Silero through onnxruntime: what Smart Turn adds is measured on top.
+const vad = await silero.VAD.load();
 const before = rssMb('self');
 const local = await SmartTurnModel.load(DEFAULT_SMART_TURN_MODEL);
+const loaded = rssMb('self');
 try {
   for (const { name, speech } of cases) {
     const costs = await measure(() => local.score(speech));
     console.log(`| this process (its event loop) | ${name} | ${p(costs.features)} | ${p(costs.model)} | ${p(costs.ask)} |`);
   }
-  rss.push(`this process: ${before.toFixed(0)} MB RSS before loading Smart Turn, ${rssMb('self').toFixed(0)} MB after its answers`);
+  rss.push(`this process, Silero loaded: ${before.toFixed(0)} MB RSS; Smart Turn loaded: ${loaded.toFixed(0)} MB; after its answers: ${rssMb('self').toFixed(0)} MB`);
 } finally {
   await local.close();
+  await vad.close();
 }
 console.log(`\n${rss.join('\n')}`);
