@@ -52,6 +52,7 @@ import { voiceForCall } from './tts/call-voice.js';
 import { type CreatedTTS, createTTS } from './tts/factory.js';
 import { startLeaseService } from '@firstword/agents-plugin-tts/budget';
 import { earlyAckJudge, turnTaking } from './turn/detection.js';
+import { registerSmartTurnRunner } from './turn/smart-turn-executor.js';
 
 export interface ProcessData {
   vad?: VAD;
@@ -144,7 +145,7 @@ export async function entry(ctx: JobContext<ProcessData>): Promise<void> {
   const { voice, fallback } = await pendingVoice;
   ctx.addShutdownCallback(() => voice.close());
 
-  const turn = turnTaking(config.turn, { hasInferenceExecutor: ctx.inferenceExecutor !== undefined, speech: vad.speech });
+  const turn = turnTaking(config.turn, { inferenceExecutor: ctx.inferenceExecutor, speech: vad.speech });
   const ackJudge = earlyAckJudge(turn.detection);
   // The same base URL for both: the plugin's realtime STT does not read OPENAI_BASE_URL itself.
   const recognizer = createSpeechToText({
@@ -280,6 +281,8 @@ export function runWorkerCli(argv: string[] = process.argv): void {
     process.stderr.write(`${error.message}\n`);
     process.exit(1);
   }
+  // TURN_DETECTOR=combined: one Smart Turn per worker, in the framework's inference process.
+  registerSmartTurnRunner(config.turn.detector);
   const metricsPort = config.metrics.port;
   if (metricsPort !== undefined) {
     // A metrics port that cannot be had is a configuration error like any other: say so and stop.

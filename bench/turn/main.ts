@@ -131,7 +131,7 @@ async function runSetting(
     tokensPerSecond: Number(args['tokens-per-second']),
   });
   const turn = setting.turn
-    ? { ...setting.turn, detection: createTurnDetection(setting.turn.detector, { hasInferenceExecutor: false }) }
+    ? { ...setting.turn, detection: createTurnDetection(setting.turn.detector, {}) }
     : undefined;
   const predict = setting.ack === 'early-vad' ? () => 1 : predictTurnComplete;
   const recognizer = createSpeechToText({

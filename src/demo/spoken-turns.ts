@@ -43,7 +43,7 @@ export async function runSpokenTurns(opts: SpokenDemoOptions): Promise<{ turns: 
     vad,
     llm: opts.model,
     tts: opts.tts,
-    turn: turnTaking(config.turn, { hasInferenceExecutor: false }),
+    turn: turnTaking(config.turn, {}),
     earlyAck: library && ackMode === 'early' ? { library, predict: predictTurnComplete } : undefined,
     sttFinalAfterMs: opts.sttFinalAfterMs,
     attachBudget: (session, agent) => attachJobTurnBudget(session, { agent, tts: opts.tts, config: metricsOff, logger: opts.turnLog ?? false }).budget,

@@ -10,7 +10,8 @@
  * the wait the judgement's own (between TURN_MIN_DELAY_MS and TURN_MAX_DELAY_MS).
  *
  * Smart Turn is asked once per pause, at the VAD's end of speech, on the speech the VAD heard
- * (the last 8 s of this turn's segments); onnxruntime runs it on its own thread. Words in a check
+ * (the last 8 s of this turn's segments); in a worker it answers from the worker's inference
+ * process (./smart-turn-executor.ts). Words in a check
  * that starts less than `wordLagMs` after the caller's last sound are stale: they may lack the
  * last words (a live STT's words trail their audio), so they can hold the turn but not end it.
  */

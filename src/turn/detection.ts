@@ -2,11 +2,12 @@
  * The turn-taking settings (src/config's `turn`) as the session's turn handling: the detector in
  * the framework's slot, the endpointing delays, preemptive generation.
  */
-import { type VADEvent, VADEventType, inference, log } from '@livekit/agents';
+import { type VADEvent, VADEventType, inference, type ipc, log } from '@livekit/agents';
 import type { TurnDetectorChoice, TurnSettings } from '../config/index.js';
 import type { TurnDetection, TurnTaking } from '../session.js';
 import { CombinedTurnDetector } from './combined-detector.js';
 import { type AudioTurnModel, DEFAULT_SMART_TURN_MODEL, SmartTurnModel } from './smart-turn.js';
+import { ExecutorTurnModel } from './smart-turn-executor.js';
 import type { TurnCompletePredictor } from '../ack/early.js';
 import { TranscriptTurnDetector, predictTurnComplete } from './transcript-detector.js';
 import { DEFAULT_TURN_POLICY } from './turn-decision.js';
@@ -17,7 +18,8 @@ export interface SpeechFeed {
 }
 
 export interface DetectionContext {
-  hasInferenceExecutor: boolean;
+  /** The job's way to the worker's inference process (`ctx.inferenceExecutor`); none offline. */
+  inferenceExecutor?: ipc.InferenceExecutor;
   /** Needed by `combined`, which hears the caller's voice through the VAD's segments. */
   speech?: SpeechFeed;
 }
@@ -25,7 +27,9 @@ export interface DetectionContext {
 /**
  * `audio` is LiveKit's local audio model: it needs the worker's inference executor (a job has
  * one) and its native binding; where either is missing, the turn falls back to the VAD's silence
- * with a log line rather than silently assuming every turn is over.
+ * with a log line rather than silently assuming every turn is over. `combined` asks the worker's
+ * Smart Turn through that executor (./smart-turn-executor.ts); without one (the offline demo, the
+ * benches) it loads the model in this process.
  */
 export function createTurnDetection(choice: TurnDetectorChoice, context: DetectionContext, settings?: Pick<TurnSettings, 'minDelayMs' | 'maxDelayMs' | 'audioModelPath'> & Partial<Pick<TurnSettings, 'wordLagMs'>>): TurnDetection {
   switch (choice) {
@@ -35,7 +39,7 @@ export function createTurnDetection(choice: TurnDetectorChoice, context: Detecti
         return new TranscriptTurnDetector();
       }
       const detector = new CombinedTurnDetector({
-        model: smartTurn(settings?.audioModelPath ?? DEFAULT_SMART_TURN_MODEL),
+        model: context.inferenceExecutor ? Promise.resolve(new ExecutorTurnModel(context.inferenceExecutor)) : smartTurn(settings?.audioModelPath ?? DEFAULT_SMART_TURN_MODEL),
         ...(settings?.wordLagMs !== undefined ? { wordLagMs: settings.wordLagMs } : {}),
         // The endpointing delays are the decision's floor and bound: one setting for each.
         policy: { ...DEFAULT_TURN_POLICY, minSilenceMs: settings?.minDelayMs ?? DEFAULT_TURN_POLICY.minSilenceMs, maxSilenceMs: settings?.maxDelayMs ?? DEFAULT_TURN_POLICY.maxSilenceMs },
@@ -50,7 +54,7 @@ export function createTurnDetection(choice: TurnDetectorChoice, context: Detecti
     case 'transcript':
       return new TranscriptTurnDetector();
     case 'audio': {
-      if (!context.hasInferenceExecutor) {
+      if (!context.inferenceExecutor) {
         log().warn('TURN_DETECTOR=audio needs the worker\'s inference executor, which this process has not: ending turns on silence alone (VAD)');
         return 'vad';
       }
@@ -66,8 +70,8 @@ export function createTurnDetection(choice: TurnDetectorChoice, context: Detecti
 }
 
 /**
- * One Smart Turn session per process, loaded on first use; a missing or broken model is logged
- * once and the decision goes on without the voice.
+ * Without an inference executor: one Smart Turn session per process, loaded on first use; a
+ * missing or broken model is logged once and the decision goes on without the voice.
  */
 const smartTurns = new Map<string, Promise<AudioTurnModel | undefined>>();
 function smartTurn(modelPath: string): Promise<AudioTurnModel | undefined> {

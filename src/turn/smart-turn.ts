@@ -11,6 +11,7 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { now } from '../latency/clock.js';
 import { N_FRAMES, N_MELS, whisperLogMel } from './whisper-features.js';
 
 /** Where ensure-smart-turn.sh puts the model: `models/` at the repository root. */
@@ -21,6 +22,13 @@ export interface AudioTurnModel {
   /** P(turn finished) for 16 kHz mono audio ending where the pause is, [-1, 1] floats. */
   predict(samples: Float32Array): Promise<number>;
   close(): Promise<void>;
+}
+
+/** One answer and what it cost: the front end on the event loop, the model on onnxruntime's thread. */
+export interface SmartTurnScore {
+  probability: number;
+  featuresMs: number;
+  inferenceMs: number;
 }
 
 export class SmartTurnModelMissingError extends Error {
@@ -54,17 +62,30 @@ export class SmartTurnModel implements AudioTurnModel {
   }
 
   async predict(samples: Float32Array): Promise<number> {
+    return (await this.score(samples)).probability;
+  }
+
+  async score(samples: Float32Array): Promise<SmartTurnScore> {
+    const startedAt = now();
     const features = whisperLogMel(samples);
+    const featuredAt = now();
     const input = new this.#ort.Tensor('float32', features, [1, N_MELS, N_FRAMES]);
     const outputs = await this.#session.run({ [this.#session.inputNames[0]!]: input });
     const probability = Number((outputs[this.#session.outputNames[0]!]!.data as Float32Array)[0]);
     if (!Number.isFinite(probability)) throw new Error(`Smart Turn returned ${probability}`);
-    return probability;
+    return { probability, featuresMs: featuredAt - startedAt, inferenceMs: now() - featuredAt };
   }
 
   async close(): Promise<void> {
     await this.#session.release();
   }
+}
+
+/** The model's floats as 16-bit PCM: exact for floats that came from PCM (`pcmToFloat`). */
+export function floatToPcm(samples: Float32Array): Int16Array {
+  const out = new Int16Array(samples.length);
+  for (let i = 0; i < samples.length; i++) out[i] = Math.max(-32768, Math.min(32767, Math.round(samples[i]! * 32768)));
+  return out;
 }
 
 /** 16-bit PCM as the model's floats. */
