@@ -38,10 +38,10 @@ import { ResembleTTS } from '@firstword/agents-plugin-tts';
 import { languageOf } from '@firstword/agents-plugin-tts/chunking';
 import { predictTurnComplete } from '../../src/turn/transcript-detector.js';
 import { CONFIG_DEFAULTS } from '../../src/config/defaults.js';
-import { EARLY_ACK_SILENCE_BOUND_MS, PreflightSTT, answerRevisions, createSpeechToText, earlyFinalTiming } from '../../src/stt/index.js';
+import { EARLY_ACK_SILENCE_BOUND_MS, PreflightSTT, answerRevisions, createSpeechToText, earlyFinalTiming, shareVad } from '../../src/stt/index.js';
 import { startOpenAIServer } from '../../test/servers/openai-server.js';
 import { DEFAULT_STT_PROFILES, type SttProfile, parseSttProfiles } from './stt-profiles.js';
-import { createTurnDetection } from '../../src/turn/detection.js';
+import { createTurnDetection, earlyAckJudge } from '../../src/turn/detection.js';
 import { startResembleServer } from '../../test/servers/resemble-server.js';
 import { TURN_CORPUS } from './corpus.js';
 import type { CorpusUtterance } from './corpus-types.js';
@@ -123,7 +123,8 @@ async function runSetting(
   const engine = new ResembleTTS({ apiKey: 'test-key', voiceUuid: 'voice-1', baseURL: serverUrl, sampleRate: 22050 });
   await engine.prewarm();
   const library = setting.ack === 'off' ? undefined : await prepareAcknowledgements(engine, { phrases: EARLY_ACK_PHRASES });
-  const vad = await silero.VAD.load({ minSilenceDuration: setting.silenceMs });
+  // One Silero inference per session, its boundaries shared with the STT and the detector, as in the worker.
+  const vad = shareVad(await silero.VAD.load({ minSilenceDuration: setting.silenceMs }));
   const llm = new ReplayLLM({
     replies: [],
     fallback: (prompt) => REPLIES[languageOf(prompt)],
@@ -131,22 +132,23 @@ async function runSetting(
     tokensPerSecond: Number(args['tokens-per-second']),
   });
   const turn = setting.turn
-    ? { ...setting.turn, detection: createTurnDetection(setting.turn.detector, {}) }
+    ? { ...setting.turn, detection: createTurnDetection(setting.turn.detector, { speech: vad.speech }, { ...setting.turn, wordLagMs: CONFIG_DEFAULTS.turn.wordLagMs }) }
     : undefined;
-  const predict = setting.ack === 'early-vad' ? () => 1 : predictTurnComplete;
+  const judge = turn ? earlyAckJudge(turn.detection) : { predict: predictTurnComplete, silenceMayDecide: true };
+  const predict = setting.ack === 'early-vad' ? () => 1 : judge.predict;
   const recognizer = createSpeechToText({
     apiKey: 'test-key',
     baseURL: openai.url,
     model: profile.model,
-    vad,
+    vad: vad.stt,
     ...(setting.turn?.earlyFinal ? { earlyFinal: earlyFinalTiming({ silenceMs: setting.silenceMs, wordLagMs: CONFIG_DEFAULTS.turn.wordLagMs }) } : {}),
   });
   const session = await SpokenSession.start({
-    vad,
+    vad: vad.session,
     llm,
     tts: engine,
     turn,
-    earlyAck: library ? { library, predict, ...(profile.model === 'gpt-realtime-whisper' ? { silenceBoundMs: EARLY_ACK_SILENCE_BOUND_MS } : {}) } : undefined,
+    earlyAck: library ? { library, predict, ...(profile.model === 'gpt-realtime-whisper' && judge.silenceMayDecide ? { silenceBoundMs: EARLY_ACK_SILENCE_BOUND_MS } : {}) } : undefined,
     // Each piece's words, with the length of its voice, before it is played: the server hears them with it.
     stt: { stt: recognizer, onPiece: (piece) => openai.queueTranscripts([{ text: piece.text, voicedMs: piece.lastVoicedAt - piece.firstVoicedAt }]) },
   });

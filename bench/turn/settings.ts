@@ -4,7 +4,7 @@
  * measures the product), and an aggressive VAD-only setting. `--variant` adds sweep points.
  */
 import { CONFIG_DEFAULTS } from '../../src/config/defaults.js';
-import type { TurnDetectorChoice } from '../../src/config/index.js';
+import { type TurnDetectorChoice, turnDelays } from '../../src/config/index.js';
 
 export interface BenchSetting {
   name: string;
@@ -40,7 +40,7 @@ export const AGGRESSIVE_VAD: BenchSetting = {
 
 export const NAMED_SETTINGS: readonly BenchSetting[] = [FRAMEWORK_DEFAULTS, FIRSTWORD, AGGRESSIVE_VAD];
 
-const DETECTORS: readonly TurnDetectorChoice[] = ['off', 'transcript', 'audio'];
+const DETECTORS: readonly TurnDetectorChoice[] = ['off', 'transcript', 'audio', 'combined'];
 const ACKS: readonly BenchSetting['ack'][] = ['off', 'early', 'early-vad'];
 
 /**
@@ -50,7 +50,16 @@ const ACKS: readonly BenchSetting['ack'][] = ['off', 'early', 'early-vad'];
 export function parseVariant(spec: string): BenchSetting {
   const base = FIRSTWORD.turn!;
   const setting: BenchSetting = { name: spec, silenceMs: FIRSTWORD.silenceMs, turn: { ...base }, ack: FIRSTWORD.ack };
-  for (const part of spec.split(',').filter(Boolean)) {
+  const parts = spec.split(',').filter(Boolean);
+  const keys = new Set(parts.map((part) => part.split('=')[0]));
+  // As in the worker: a detector starts from its own delays unless they are given.
+  const detector = parts.map((part) => part.split('=')).find(([key]) => key === 'detector')?.[1];
+  if (detector && DETECTORS.includes(detector as TurnDetectorChoice)) {
+    const delays = turnDelays(detector as TurnDetectorChoice);
+    if (!keys.has('min')) setting.turn!.minDelayMs = delays.minDelayMs;
+    if (!keys.has('max')) setting.turn!.maxDelayMs = delays.maxDelayMs;
+  }
+  for (const part of parts) {
     const [key, raw] = part.split('=');
     const value = raw ?? '';
     const number = Number(value);

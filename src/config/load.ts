@@ -158,7 +158,7 @@ function callCapacity(env: ParsedEnv, cpuCores: number): Pick<AppConfig['worker'
  * The endpointing delays a detector starts from: the combined decision's own floor and bound
  * (its sweep's knee, src/turn/turn-decision.ts), the framework-style delays for the others.
  */
-function turnDelays(detector: AppConfig['turn']['detector']): { minDelayMs: number; maxDelayMs: number } {
+export function turnDelays(detector: AppConfig['turn']['detector']): { minDelayMs: number; maxDelayMs: number } {
   if (detector === 'combined') return { minDelayMs: DEFAULT_TURN_POLICY.minSilenceMs, maxDelayMs: DEFAULT_TURN_POLICY.maxSilenceMs };
   return CONFIG_DEFAULTS.turn;
 }
