@@ -32,10 +32,11 @@ module.exports = {
       // `npm start`'s command as one process, started directly (interpreter 'none'): PM2's
       // signal and IPC channel reach the worker itself, not npm or PM2's own module wrapper
       // (which would hide the entry file from the agent's "run directly?" check). The condition
-      // makes the TTS plugin resolve to its compiled files too; the job processes inherit it.
+      // makes the TTS plugin resolve to its compiled files too, and the young-generation cap keeps
+      // each call's process about 40 MB smaller (docs/operations.md); the job processes inherit both.
       script: 'node',
       interpreter: 'none',
-      args: ['--conditions=firstword-compiled', path.join('dist', 'agent.js'), 'start'],
+      args: ['--max-semi-space-size=2', '--conditions=firstword-compiled', path.join('dist', 'agent.js'), 'start'],
       exec_mode: 'fork',
       instances: 1,
 

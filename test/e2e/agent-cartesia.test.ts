@@ -354,8 +354,9 @@ describe.skipIf(!available)('the production worker in real rooms (Cartesia fake,
       expect((await status())?.pm2_env.status).toBe('online');
 
       // The production command runs compiled JavaScript, and so does every process it forks: the
-      // worker is `node --conditions=firstword-compiled dist/agent.js start` (the build ran when PM2
-      // loaded the process file), its job processes load dist/agent.js, and nothing loads tsx.
+      // worker is `node --max-semi-space-size=2 --conditions=firstword-compiled dist/agent.js start`
+      // (the build ran when PM2 loaded the process file), its job processes load dist/agent.js with
+      // the same Node flags, and nothing loads tsx.
       const workerPid = (await status())!.pid;
       const isJobProcess = (argv: string[]) => argv.some((a) => a.endsWith('job_proc_lazy_main.js'));
       const tree = await waitFor('a job process of the PM2 worker', async () => {
@@ -364,9 +365,9 @@ describe.skipIf(!available)('the production worker in real rooms (Cartesia fake,
       }, 60_000);
       const compiledAgent = resolve(import.meta.dirname, '../../dist/agent.js');
       const worker = tree.find((p) => p.pid === workerPid)!;
-      expect(worker.argv.slice(1)).toEqual(['--conditions=firstword-compiled', join('dist', 'agent.js'), 'start']);
+      expect(worker.argv.slice(1)).toEqual(['--max-semi-space-size=2', '--conditions=firstword-compiled', join('dist', 'agent.js'), 'start']);
       const jobs = tree.filter((p) => isJobProcess(p.argv));
-      for (const job of jobs) expect(job.argv).toContain(compiledAgent);
+      for (const job of jobs) expect(job.argv).toEqual(expect.arrayContaining([compiledAgent, '--max-semi-space-size=2', '--conditions=firstword-compiled']));
       for (const member of tree) expect(member.argv.filter((a) => /tsx|\.ts$/.test(a)), `${member.pid}: ${member.argv.join(' ')}`).toEqual([]);
       console.info(`[test/e2e] pm2: worker and ${tree.length - 1} processes it forked, none on tsx:\n  ${tree.map((p) => `${p.pid}: ${p.argv.join(' ').slice(0, 200)}`).join('\n  ')}`);
 

@@ -74,7 +74,7 @@ describe('stop settings of every process manager', () => {
   });
 
   it('npm start, PM2, systemd and Docker run one command: the compiled worker, built before it starts', () => {
-    const command = ['node', '--conditions=firstword-compiled', 'dist/agent.js', 'start'];
+    const command = ['node', '--max-semi-space-size=2', '--conditions=firstword-compiled', 'dist/agent.js', 'start'];
     const scripts = (JSON.parse(read('package.json')) as { scripts: Record<string, string> }).scripts;
     expect(scripts.start).toBe(command.join(' '));
     expect(scripts.prestart).toBe('npm run build');
