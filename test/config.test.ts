@@ -250,15 +250,15 @@ describe('loadConfig', () => {
 
     it('derives the call cap from the cores and the measured cost of a call when AGENT_MAX_CALLS is unset', () => {
       const worker = (cores: number, env: Record<string, string> = {}) => loadConfig({ ...WORKER_ENV, ...env }, { mode: 'worker', cpuCores: cores }).worker;
-      // cores x 70 % / 0.42 core per call, rounded down, at least one.
-      expect([1, 2, 4, 16].map((cores) => worker(cores).maxCalls)).toEqual([1, 3, 6, 26]);
+      // cores x 70 % / 0.37 core per call, rounded down, at least one.
+      expect([1, 2, 4, 16, 3.7].map((cores) => worker(cores).maxCalls)).toEqual([1, 3, 7, 30, 7]);
       expect(worker(0.25).maxCalls).toBe(1);
       expect(worker(2)).toEqual(expect.objectContaining({ maxCalls: 3, maxCallsFrom: 'cpu cores', cpuCores: 2, cpuBudget: 0.7 }));
       // A set cap wins whatever the cores; a different budget moves the derived cap with it.
       expect(worker(16, { AGENT_MAX_CALLS: '2' })).toEqual(expect.objectContaining({ maxCalls: 2, maxCallsFrom: 'AGENT_MAX_CALLS' }));
-      expect(worker(4, { AGENT_CPU_BUDGET: '84' })).toEqual(expect.objectContaining({ maxCalls: 8, cpuBudget: 0.84 }));
+      expect(worker(4, { AGENT_CPU_BUDGET: '84' })).toEqual(expect.objectContaining({ maxCalls: 9, cpuBudget: 0.84 }));
       // off: the count alone reports the load; the derived cap keeps the default budget.
-      expect(worker(4, { AGENT_CPU_BUDGET: 'OFF' })).toEqual(expect.objectContaining({ maxCalls: 6, cpuBudget: undefined }));
+      expect(worker(4, { AGENT_CPU_BUDGET: 'OFF' })).toEqual(expect.objectContaining({ maxCalls: 7, cpuBudget: undefined }));
       // Without an explicit count, the host's own cores.
       expect(loadConfig(WORKER_ENV).worker.maxCalls).toBeGreaterThanOrEqual(1);
     });

@@ -16,14 +16,14 @@ export const DEFAULT_DRAIN_TIMEOUT_S = 1800;
 export const JOB_PROCESS_START_TIMEOUT_MS = 120_000;
 
 /**
- * Steady CPU of one live, talking call on the worker, in cores: the worker's whole process group
- * (job processes, idle spares, inference process) divided by its calls. Measured on an idle
- * 2-core host: 0.42 at 2 calls, the last step before callers heard the load
- * (docs/benchmarks/2026-12-02-capacity.md, "The ladder"), and 0.41 for one call on 2026-12-06
- * (docs/benchmarks/2026-12-06-capacity.md, "A check on a quieter machine"); the larger is kept.
- * A call's start-up (1.7–4.5 CPU-seconds, once) is left to the CPU term of the reported load.
+ * CPU a live, talking call needs of its host, in cores: the whole machine's busy CPU divided by
+ * its calls at the last step of a ladder before callers heard the load (first-sound p90 1.23x the
+ * 1-call step at 3 calls on an idle 2-core host; 5 and 6 calls were 4.3x and 3.0x), measured
+ * 2026-12-06 (docs/benchmarks/2026-12-06-memory.md). The worker alone used 0.26 of it (its start-ups
+ * included), the SFU and the test callers the rest: on a host of its own the worker needs less, so
+ * the cap this gives errs on the side of the callers already live.
  */
-export const CALL_CPU_CORES = 0.42;
+export const CALL_CPU_CORES = 0.37;
 
 /**
  * Share of the host's CPU calls may use before the worker reports itself full, in percent. In the
@@ -33,8 +33,8 @@ export const CALL_CPU_CORES = 0.42;
 export const DEFAULT_CPU_BUDGET_PERCENT = 70;
 
 /**
- * AGENT_MAX_CALLS when unset: the calls whose steady cost fits the CPU budget, at least one.
- * (The epsilon keeps 6 cores × 0.7 / 0.42 at 10, not 9.999….)
+ * AGENT_MAX_CALLS when unset: the calls whose cost fits the CPU budget, at least one. (The epsilon
+ * keeps a quotient that is whole on paper from rounding down to one less in floating point.)
  */
 export function defaultMaxCalls(cores: number, budgetPercent = DEFAULT_CPU_BUDGET_PERCENT): number {
   return Math.max(1, Math.floor((cores * budgetPercent) / 100 / CALL_CPU_CORES + 1e-9));
