@@ -5,14 +5,15 @@
  * TTS, "job process ready") has returned. Three ways to run the worker:
  *
  *   tsx       `node --import tsx src/agent.ts start`: every job process compiles TypeScript
- *   compiled  `npm start`: `node --conditions=firstword-compiled dist/agent.js start`, without
+ *   compiled  `npm start`'s Node flags (read from package.json) and dist/agent.js, without
  *             Node's compile cache
  *   cached    the same with Node's compile cache (NODE_COMPILE_CACHE, a fresh folder the first
  *             unmeasured start fills; Node 22.1+, ignored by Node 20): whether reading V8's
  *             compiled code back beats compiling it again
  *
- * One process at a time, the three alternating; wall time and CPU (user + system, all threads,
- * from /proc) at the reply. No LiveKit server is needed: nothing connects before a job arrives.
+ * One process at a time, the three alternating; wall time, CPU (user + system, all threads,
+ * from /proc) and memory (RSS and its anonymous part, /proc/PID/smaps_rollup) at the reply: what
+ * every prewarmed process holds before a call. No LiveKit server is needed: nothing connects before a job arrives.
  * `--node BIN` forks them on another Node binary (`bash scripts/ensure-node.sh 24`).
  *
  *   npm run bench:job-start [-- --samples 6 --json out.json --node BIN]
@@ -30,10 +31,15 @@ const CLOCK_TICKS_PER_S = 100;
 const CACHE_DIR = mkdtempSync(join(tmpdir(), 'fw-compile-cache-'));
 process.on('exit', () => rmSync(CACHE_DIR, { recursive: true, force: true }));
 
+/** `npm start`'s Node flags: what the production worker's job processes inherit. */
+const START_FLAGS = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start
+  .split(/\s+/)
+  .filter((word) => word.startsWith('--'));
+
 const VARIANTS = {
   tsx: { execArgv: ['--import', 'tsx'], agent: join(ROOT, 'src', 'agent.ts'), compileCache: undefined },
-  compiled: { execArgv: ['--conditions=firstword-compiled'], agent: join(ROOT, 'dist', 'agent.js'), compileCache: undefined },
-  cached: { execArgv: ['--conditions=firstword-compiled'], agent: join(ROOT, 'dist', 'agent.js'), compileCache: CACHE_DIR },
+  compiled: { execArgv: START_FLAGS, agent: join(ROOT, 'dist', 'agent.js'), compileCache: undefined },
+  cached: { execArgv: START_FLAGS, agent: join(ROOT, 'dist', 'agent.js'), compileCache: CACHE_DIR },
 } as const;
 type Variant = keyof typeof VARIANTS;
 
@@ -54,7 +60,20 @@ function cpuMs(pid: number): number {
   return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS_PER_S;
 }
 
-async function sample(variant: Variant): Promise<{ wallMs: number; cpuMs: number }> {
+function memoryMb(pid: number): { rssMb: number; anonMb: number } {
+  const rollup = readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8');
+  const kb = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(rollup)?.[1] ?? Number.NaN);
+  return { rssMb: Math.round(kb('Rss') / 1024), anonMb: Math.round(kb('Anonymous') / 1024) };
+}
+
+interface Sample {
+  wallMs: number;
+  cpuMs: number;
+  rssMb: number;
+  anonMb: number;
+}
+
+async function sample(variant: Variant): Promise<Sample> {
   const { execArgv, agent, compileCache } = VARIANTS[variant];
   const env = compileCache ? { ...ENV, NODE_COMPILE_CACHE: compileCache } : ENV;
   const started = performance.now();
@@ -68,7 +87,7 @@ async function sample(variant: Variant): Promise<{ wallMs: number; cpuMs: number
     });
     child.send({ case: 'initializeRequest', value: { loggerOptions: { pretty: false, level: 'info' }, sessionEndTimeout: 60_000 } });
     await reply;
-    return { wallMs: Math.round(performance.now() - started), cpuMs: cpuMs(child.pid!) };
+    return { wallMs: Math.round(performance.now() - started), cpuMs: cpuMs(child.pid!), ...memoryMb(child.pid!) };
   } finally {
     child.kill('SIGKILL');
   }
@@ -89,15 +108,18 @@ execFileSync(process.execPath, [join(ROOT, 'scripts', 'build.mjs')], { stdio: 'i
 // as on a worker that has started job processes before.
 for (const variant of VARIANT_NAMES) await sample(variant);
 
-const samples: Record<Variant, { wallMs: number; cpuMs: number }[]> = { tsx: [], compiled: [], cached: [] };
+const samples: Record<Variant, Sample[]> = { tsx: [], compiled: [], cached: [] };
 for (let i = 0; i < SAMPLES; i += 1) {
   for (const variant of VARIANT_NAMES) {
     const s = await sample(variant);
     samples[variant].push(s);
-    console.log(`${variant.padEnd(8)} wall ${s.wallMs} ms, CPU ${s.cpuMs} ms`);
+    console.log(`${variant.padEnd(8)} wall ${s.wallMs} ms, CPU ${s.cpuMs} ms, RSS ${s.rssMb} MB (${s.anonMb} MB anonymous)`);
   }
 }
-const summary = (variant: Variant) => ({ medianWallMs: median(samples[variant].map((s) => s.wallMs)), medianCpuMs: median(samples[variant].map((s) => s.cpuMs)) });
+const summary = (variant: Variant) => {
+  const of = (field: keyof Sample) => median(samples[variant].map((s) => s[field]));
+  return { medianWallMs: of('wallMs'), medianCpuMs: of('cpuMs'), medianRssMb: of('rssMb'), medianAnonMb: of('anonMb') };
+};
 const ratio = (a: number, b: number) => Number((a / b).toFixed(2));
 const result = {
   node: execFileSync(NODE, ['--version'], { encoding: 'utf8' }).trim(),
