@@ -141,7 +141,7 @@ async function runSetting(
     baseURL: openai.url,
     model: profile.model,
     vad: vad.stt,
-    ...(setting.turn?.earlyFinal ? { earlyFinal: earlyFinalTiming({ silenceMs: setting.silenceMs, wordLagMs: CONFIG_DEFAULTS.turn.wordLagMs }) } : {}),
+    ...(setting.turn?.earlyFinal ? { earlyFinal: earlyFinalTiming({ ...setting.turn, silenceMs: setting.silenceMs, wordLagMs: CONFIG_DEFAULTS.turn.wordLagMs }) } : {}),
   });
   const session = await SpokenSession.start({
     vad: vad.session,

@@ -14,6 +14,7 @@
 import type { VAD, stt } from '@livekit/agents';
 import * as openai from '@livekit/agents-plugin-openai';
 import type { TurnSettings } from '../config/types.js';
+import { isTurnComplete } from '../turn/transcript-detector.js';
 import { type EarlyFinalOptions, PreflightSTT } from './preflight.js';
 
 export { PreflightSTT, normalizedWords, type EarlyFinalOptions, type PreflightCounts, type TranscriptRevision } from './preflight.js';
@@ -35,10 +36,22 @@ export const EARLY_FINAL_QUIET_MS = 100;
 /**
  * When a live model's words are settled: its words trail their audio by `wordLagMs` and the VAD's
  * end of speech comes `silenceMs` after the caller's last sound, so the last word is due
- * `wordLagMs - silenceMs` after the end; then a quiet spell without a new word.
+ * `wordLagMs - silenceMs` after the end; then a quiet spell without a new word, `wordLagMs` once
+ * the model has been later than that.
+ *
+ * With the transcript detector, words that read unfinished wait for more: the framework commits
+ * such a turn only `maxDelayMs` after the caller's last sound, so they may wait until a quiet spell
+ * before that. Other detectors can commit sooner on unfinished words (the voice, or silence alone),
+ * and their early final does not wait on what the words say.
  */
-export function earlyFinalTiming(turn: Pick<TurnSettings, 'silenceMs' | 'wordLagMs'>): EarlyFinalOptions {
-  return { afterEndMs: Math.max(0, turn.wordLagMs - turn.silenceMs) + EARLY_FINAL_QUIET_MS, quietMs: EARLY_FINAL_QUIET_MS };
+export function earlyFinalTiming(turn: Pick<TurnSettings, 'silenceMs' | 'wordLagMs' | 'maxDelayMs' | 'detector'>): EarlyFinalOptions {
+  const timing = {
+    afterEndMs: Math.max(0, turn.wordLagMs - turn.silenceMs) + EARLY_FINAL_QUIET_MS,
+    quietMs: EARLY_FINAL_QUIET_MS,
+    lateQuietMs: Math.max(turn.wordLagMs, EARLY_FINAL_QUIET_MS),
+  };
+  if (turn.detector !== 'transcript') return timing;
+  return { ...timing, readsFinished: (words) => isTurnComplete(words), unfinishedHoldMs: Math.max(0, turn.maxDelayMs - turn.silenceMs - EARLY_FINAL_QUIET_MS) };
 }
 
 export function isLiveTranscriptionModel(model: string): boolean {

@@ -18,6 +18,12 @@
  *   dropped, other words are reported to `onRevision` listeners (src/stt/revision.ts re-answers).
  *   `afterEndMs` is a guess at the model's lag; the stream learns the real one: when words of the
  *   call's recent speech came later after its end, it waits that long (plus `quietMs`) instead;
+ * - with `readsFinished`, settled words that do not read as a finished turn ("Can you tell me
+ *   about the") are held for more, up to `unfinishedHoldMs` after the end of speech: the framework
+ *   holds such a turn open that long anyway, so the hold costs no time, and words the model was
+ *   only late with join the final instead of reaching it as a revision. Once a word has come after
+ *   the wait ran out, the model is slower than its guess for this speech, and the words count as
+ *   settled only after `lateQuietMs` without a new one;
  * - without it, a final that says the same as the last preflight but for case and punctuation is
  *   given the preflight's exact text, which keeps the draft rather than starting a second one.
  *
@@ -53,6 +59,12 @@ export interface EarlyFinalOptions {
   afterEndMs: number;
   /** Nor before this long without a new word, ms. */
   quietMs: number;
+  /** Whether words read as a finished turn. Unset: settled words are sent whatever they say. */
+  readsFinished?: (words: string) => boolean;
+  /** How long after the end of speech words that do not read finished may wait for more, ms. */
+  unfinishedHoldMs?: number;
+  /** The quiet asked once a word has come after the wait ran out, ms. @defaultValue quietMs */
+  lateQuietMs?: number;
 }
 
 /** The recent speech whose words' lateness the early final's wait is learned from. */
@@ -153,6 +165,8 @@ class PreflightStream extends stt.SpeechStream {
   #endAt = 0;
   #lastWordAt = 0;
   #settle: NodeJS.Timeout | undefined;
+  /** Since this end of speech, the wait ran out once before the words were sent (held, or a word came after it). */
+  #late = false;
   /** How long after its end of speech each recent early-finalised speech's last word came, ms. */
   readonly #lateness: number[] = [];
 
@@ -194,6 +208,7 @@ class PreflightStream extends stt.SpeechStream {
     switch (event.type) {
       case START_OF_SPEECH:
         this.#afterEnd = false;
+        this.#late = false;
         clearTimeout(this.#settle);
         for (const requestId of this.#early.keys()) {
           const item = this.#items.get(requestId);
@@ -202,6 +217,7 @@ class PreflightStream extends stt.SpeechStream {
         return [event];
       case END_OF_SPEECH: {
         this.#afterEnd = true;
+        this.#late = false;
         this.#endAt = Date.now();
         this.#armSettle();
         const preflight = this.#preflightOf();
@@ -292,8 +308,23 @@ class PreflightStream extends stt.SpeechStream {
     if (!early) return;
     clearTimeout(this.#settle);
     const learned = Math.min(MAX_LEARNED_WAIT_MS, Math.max(0, ...this.#lateness) + early.quietMs);
-    const due = Math.max(this.#endAt + Math.max(early.afterEndMs, learned), this.#lastWordAt + early.quietMs);
-    this.#settle = setTimeout(() => this.#sendEarlyFinal(), Math.max(0, due - Date.now()));
+    const quiet = this.#late ? (early.lateQuietMs ?? early.quietMs) : early.quietMs;
+    const due = Math.max(this.#endAt + Math.max(early.afterEndMs, learned), this.#lastWordAt + quiet);
+    this.#settle = setTimeout(() => this.#settled(), Math.max(0, due - Date.now()));
+  }
+
+  /** The wait ran out: the words go as the final, unless they read unfinished and may still wait for more. */
+  #settled(): void {
+    this.#late = true;
+    const early = this.#owner.options.earlyFinal;
+    const holdUntil = this.#endAt + (early?.unfinishedHoldMs ?? 0);
+    const { text } = this.#pending();
+    if (early?.readsFinished && text !== '' && !early.readsFinished(text) && Date.now() < holdUntil) {
+      // A new word re-arms the wait; without one, the words go as they are at the bound.
+      this.#settle = setTimeout(() => this.#sendEarlyFinal(), holdUntil - Date.now());
+      return;
+    }
+    this.#sendEarlyFinal();
   }
 
   #learn(latenessMs: number): void {

@@ -103,6 +103,61 @@ describe('PreflightSTT early final', () => {
     h.close();
   });
 
+  /** Words ending on an article read unfinished: a stand-in for the transcript detector's rules. */
+  const HOLDING: EarlyFinalOptions = { ...EARLY, lateQuietMs: 300, unfinishedHoldMs: 1000, readsFinished: (words) => !/\b(the|a)$/.test(words.trim()) };
+
+  it('words that read unfinished wait for the rest, which the final then carries; the model’s final confirms it', async () => {
+    const h = harness(HOLDING);
+    await h.put(START_OF_SPEECH);
+    await h.put(INTERIM_TRANSCRIPT, 'Can you tell me about the');
+    await h.put(END_OF_SPEECH);
+    await h.wait(150);
+    expect(h.seen.map((e) => e.type)).not.toContain(FINAL_TRANSCRIPT);
+    // The model is later than its guess: each word now needs lateQuietMs without another.
+    await h.put(INTERIM_TRANSCRIPT, 'Can you tell me about the weather');
+    await h.wait(150);
+    await h.put(INTERIM_TRANSCRIPT, 'Can you tell me about the weather today?');
+    await h.wait(299);
+    expect(h.seen.map((e) => e.type)).not.toContain(FINAL_TRANSCRIPT);
+    await h.wait(1);
+    expect(h.seen.filter((e) => e.type === FINAL_TRANSCRIPT).map((e) => e.text)).toEqual(['Can you tell me about the weather today?']);
+    await h.put(FINAL_TRANSCRIPT, 'Can you tell me about the weather today?');
+    expect(h.seen.filter((e) => e.type === FINAL_TRANSCRIPT)).toHaveLength(1);
+    expect(h.recognizer.counts).toMatchObject({ earlyFinals: 1, earlyConfirmed: 1, earlyRevised: 0 });
+    expect(h.revisions).toEqual([]);
+    h.close();
+  });
+
+  it('words that read unfinished and get no more go as they are at the hold’s bound', async () => {
+    const h = harness(HOLDING);
+    await h.put(START_OF_SPEECH);
+    await h.put(INTERIM_TRANSCRIPT, 'I would like the');
+    await h.put(END_OF_SPEECH);
+    await h.wait(999);
+    expect(h.seen.map((e) => e.type)).not.toContain(FINAL_TRANSCRIPT);
+    await h.wait(1);
+    expect(h.seen.filter((e) => e.type === FINAL_TRANSCRIPT).map((e) => e.text)).toEqual(['I would like the']);
+    h.close();
+  });
+
+  it('words that read finished go when they settle, as without the rule; the caller going on ends a hold without a final', async () => {
+    const h = harness(HOLDING);
+    await h.put(START_OF_SPEECH);
+    await h.put(INTERIM_TRANSCRIPT, 'I need a table');
+    await h.put(END_OF_SPEECH);
+    await h.wait(100);
+    expect(h.seen.filter((e) => e.type === FINAL_TRANSCRIPT).map((e) => e.text)).toEqual(['I need a table']);
+    await h.put(FINAL_TRANSCRIPT, 'I need a table.');
+    await h.put(START_OF_SPEECH);
+    await h.put(INTERIM_TRANSCRIPT, 'for the', 'item_2');
+    await h.put(END_OF_SPEECH);
+    await h.wait(200);
+    await h.put(START_OF_SPEECH);
+    await h.wait(2000);
+    expect(h.seen.filter((e) => e.type === FINAL_TRANSCRIPT).map((e) => e.text)).toEqual(['I need a table']);
+    h.close();
+  });
+
   it('the caller going on before the words settle: no early final, the model’s final passes as before', async () => {
     const h = harness();
     await h.put(START_OF_SPEECH);
@@ -279,7 +334,7 @@ describe('PreflightSTT early final', () => {
   it('waits, after the end of speech, for the words of the speech the VAD already counted as silence', () => {
     fc.assert(
       fc.property(fc.integer({ min: 50, max: 3000 }), fc.integer({ min: 0, max: 3000 }), (silenceMs, wordLagMs) => {
-        const { afterEndMs, quietMs } = earlyFinalTiming({ silenceMs, wordLagMs });
+        const { afterEndMs, quietMs } = earlyFinalTiming({ silenceMs, wordLagMs, maxDelayMs: 1500, detector: 'transcript' });
         expect(quietMs).toBe(EARLY_FINAL_QUIET_MS);
         // The last word is due wordLagMs after the last sound, i.e. wordLagMs - silenceMs after the end.
         expect(silenceMs + afterEndMs).toBeGreaterThanOrEqual(wordLagMs + quietMs);
@@ -287,6 +342,24 @@ describe('PreflightSTT early final', () => {
         expect(afterEndMs).toBeLessThanOrEqual(Math.max(wordLagMs - silenceMs, 0) + quietMs);
       }),
     );
-    expect(earlyFinalTiming({ silenceMs: 250, wordLagMs: 300 })).toEqual({ afterEndMs: 150, quietMs: 100 });
+    expect(earlyFinalTiming({ silenceMs: 250, wordLagMs: 300, maxDelayMs: 1500, detector: 'transcript' })).toMatchObject({ afterEndMs: 150, quietMs: 100, lateQuietMs: 300, unfinishedHoldMs: 1150 });
+  });
+
+  it('holds unfinished words only for the transcript detector, and only until the framework would commit them anyway', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 50, max: 1000 }), fc.integer({ min: 0, max: 3000 }), fc.integer({ min: 100, max: 5000 }), (silenceMs, wordLagMs, maxDelayMs) => {
+        const timing = earlyFinalTiming({ silenceMs, wordLagMs, maxDelayMs, detector: 'transcript' });
+        // The framework commits unfinished words maxDelayMs after the last sound (silenceMs before the end): the final is there by then.
+        expect(silenceMs + timing.unfinishedHoldMs! + timing.quietMs).toBeLessThanOrEqual(Math.max(maxDelayMs, silenceMs + timing.quietMs));
+        expect(timing.lateQuietMs).toBeGreaterThanOrEqual(timing.quietMs);
+        expect(timing.readsFinished!('Can you tell me about the')).toBe(false);
+        expect(timing.readsFinished!('Can you tell me about the weather today?')).toBe(true);
+        for (const detector of ['combined', 'audio', 'off'] as const) {
+          const other = earlyFinalTiming({ silenceMs, wordLagMs, maxDelayMs, detector });
+          expect(other.readsFinished).toBeUndefined();
+          expect(other.unfinishedHoldMs).toBeUndefined();
+        }
+      }),
+    );
   });
 });
