@@ -22,7 +22,7 @@ import { attachEarlyAck } from './ack/early.js';
 import { EARLY_ACK_PHRASES } from './ack/phrases.js';
 import { CALLER_FRAME_MS } from './audio/caller-frames.js';
 import { createAckRoomOutput } from './audio/room-output.js';
-import { type AppConfig, CALL_CPU_CORES, ConfigError, loadConfig, loadEnvFile, redactedConfig, shareLeaseSocket } from './config/index.js';
+import { type AppConfig, CALL_CPU_CORES, ConfigError, loadConfig, loadEnvFile, redactedConfig, shareJobMallocArenas, shareLeaseSocket } from './config/index.js';
 import { protectBargeIn } from './audio/barge-in-output.js';
 import { attachJobTurnBudget, startWorkerMetrics } from './latency/worker.js';
 import { createCallCap } from './lifecycle/call-cap.js';
@@ -283,6 +283,7 @@ export function runWorkerCli(argv: string[] = process.argv): void {
   }
   // TURN_DETECTOR=combined: one Smart Turn per worker, in the framework's inference process.
   registerSmartTurnRunner(config.turn.detector);
+  shareJobMallocArenas(config);
   const metricsPort = config.metrics.port;
   if (metricsPort !== undefined) {
     // A metrics port that cannot be had is a configuration error like any other: say so and stop.

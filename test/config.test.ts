@@ -4,7 +4,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig, redactedConfig } from '../src/config/index.js';
+import { ConfigError, loadConfig, redactedConfig, shareJobMallocArenas } from '../src/config/index.js';
 import { runWorkerSettings } from '../src/lifecycle/index.js';
 import { DEFAULT_TURN_POLICY } from '../src/turn/turn-decision.js';
 import { withTimeout } from './helpers/async.js';
@@ -246,6 +246,21 @@ describe('loadConfig', () => {
       expect(() => loadConfig({ ...WORKER_ENV, AGENT_MAX_CALLS: '0' })).toThrow(/AGENT_MAX_CALLS/);
       const bad = configError(() => loadConfig({ ...WORKER_ENV, OPENAI_BASE_URL: 'ws://x', AGENT_HTTP_PORT: '0' }));
       expect(bad.problems.map((p) => p.split(' ')[0])).toEqual(['AGENT_HTTP_PORT', 'OPENAI_BASE_URL']);
+    });
+
+    it("hands the job processes two malloc arenas unless the operator set MALLOC_ARENA_MAX", () => {
+      const before = process.env.MALLOC_ARENA_MAX;
+      try {
+        shareJobMallocArenas(loadConfig({ ...WORKER_ENV }));
+        expect(process.env.MALLOC_ARENA_MAX).toBe('2');
+        shareJobMallocArenas(loadConfig({ ...WORKER_ENV, MALLOC_ARENA_MAX: '4' }));
+        expect(process.env.MALLOC_ARENA_MAX).toBe('4');
+      } finally {
+        if (before === undefined) delete process.env.MALLOC_ARENA_MAX;
+        else process.env.MALLOC_ARENA_MAX = before;
+      }
+      expect(() => loadConfig({ ...WORKER_ENV, MALLOC_ARENA_MAX: '0' })).toThrow(/MALLOC_ARENA_MAX/);
+      expect(() => loadConfig({ ...WORKER_ENV, MALLOC_ARENA_MAX: 'two' })).toThrow(/MALLOC_ARENA_MAX/);
     });
 
     it('derives the call cap from the cores and the measured cost of a call when AGENT_MAX_CALLS is unset', () => {

@@ -16,6 +16,14 @@ export const DEFAULT_DRAIN_TIMEOUT_S = 1800;
 export const JOB_PROCESS_START_TIMEOUT_MS = 120_000;
 
 /**
+ * glibc malloc arenas per job process. glibc gives each thread that allocates an arena of its own,
+ * up to eight per core, and a call's process runs dozens (WebRTC's, rtc-node's Rust runtime,
+ * onnxruntime's, V8's), so memory one thread freed sits unused in its arena. With two, a call's
+ * process was 3-13 MB PSS smaller at the same CPU (docs/benchmarks/2026-12-06-memory.md).
+ */
+export const JOB_MALLOC_ARENAS = 2;
+
+/**
  * CPU a live, talking call needs of its host, in cores: the whole machine's busy CPU divided by
  * its calls at the last step of a ladder before callers heard the load (first-sound p90 1.23x the
  * 1-call step at 3 calls on an idle 2-core host; 5 and 6 calls were 4.3x and 3.0x), measured

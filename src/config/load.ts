@@ -7,7 +7,7 @@ import dotenv from 'dotenv';
 import { CARTESIA } from '@firstword/agents-plugin-tts/providers';
 import { hostCpu } from '../lifecycle/host-cpu.js';
 import { DEFAULT_TURN_POLICY } from '../turn/turn-decision.js';
-import { CONFIG_DEFAULTS, DEFAULT_CPU_BUDGET_PERCENT, JOB_PROCESS_START_TIMEOUT_MS, defaultMaxCalls } from './defaults.js';
+import { CONFIG_DEFAULTS, DEFAULT_CPU_BUDGET_PERCENT, JOB_MALLOC_ARENAS, JOB_PROCESS_START_TIMEOUT_MS, defaultMaxCalls } from './defaults.js';
 import { PROVIDER_FACTS } from './providers.js';
 import type { AppConfig, ConfigMode, TtsProvider, WebAuthSettings } from './types.js';
 import { ENV_SCHEMA, ENV_VARIABLES, type EnvVariable, LEASE_SOCKET_VARIABLE, type ParsedEnv, SECRET_VARIABLES } from './variables.js';
@@ -172,6 +172,7 @@ function buildConfig(env: ParsedEnv, provider: TtsProvider, cpuCores: number): A
       httpPort: env.AGENT_HTTP_PORT,
       ...callCapacity(env, cpuCores),
       processStartTimeoutMs: env.AGENT_PROCESS_START_TIMEOUT_S === undefined ? JOB_PROCESS_START_TIMEOUT_MS : env.AGENT_PROCESS_START_TIMEOUT_S * 1000,
+      jobMallocArenas: env.MALLOC_ARENA_MAX ?? JOB_MALLOC_ARENAS,
     },
     openai: {
       apiKey: env.OPENAI_API_KEY,
@@ -267,6 +268,14 @@ export function loadConfig(env: Env = process.env, opts: { mode: ConfigMode; cpu
  */
 export function shareLeaseSocket(path: string): void {
   process.env[LEASE_SOCKET_VARIABLE] = path;
+}
+
+/**
+ * Gives the job processes the worker will fork their malloc arena limit: glibc reads it only as a
+ * process starts, so the worker's own process keeps what it started with.
+ */
+export function shareJobMallocArenas(config: Pick<AppConfig, 'worker'>): void {
+  process.env.MALLOC_ARENA_MAX = String(config.worker.jobMallocArenas);
 }
 
 /**

@@ -45,6 +45,8 @@ export interface AppConfig {
      * CPU-starved host (every call then waits for a process that never comes).
      */
     processStartTimeoutMs: number;
+    /** glibc malloc arenas for each job process (MALLOC_ARENA_MAX, read by glibc as a process starts). */
+    jobMallocArenas: number;
   };
   /** `baseURL` reaches both the LLM and the (realtime) STT: the plugin's STT ignores OPENAI_BASE_URL. */
   openai: { apiKey?: string; baseURL?: string; llmModel: string; sttModel: string };

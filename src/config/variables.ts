@@ -54,6 +54,7 @@ export const ENV_SCHEMA = z.object({
   AGENT_MAX_CALLS: wholeNumber(1, 10_000, 'calls'),
   AGENT_CPU_BUDGET: wholeNumberOrOff(10, 100, 'percent'),
   AGENT_PROCESS_START_TIMEOUT_S: wholeNumber(1, 600, 's'),
+  MALLOC_ARENA_MAX: wholeNumber(1, 1024, 'arenas'),
   // OpenAI
   OPENAI_API_KEY: text(),
   OPENAI_BASE_URL: url(['http', 'https']),
