@@ -3,17 +3,15 @@
  * against the local server, whose own final comes long after its commit: the settled words reach
  * the framework as the final before the model's, and the model's final is then held against them.
  */
-import { type VAD, initializeLogger, stt } from '@livekit/agents';
+import { initializeLogger, stt } from '@livekit/agents';
 import * as openai from '@livekit/agents-plugin-openai';
-import * as silero from '@livekit/agents-plugin-silero';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { CONFIG_DEFAULTS } from '../../src/config/defaults.js';
-import { EspeakSynthesizer } from '../../src/local-voice/synthesizer.js';
 import { PreflightSTT, type TranscriptRevision } from '../../src/stt/preflight.js';
 import { earlyFinalTiming } from '../../src/stt/index.js';
 import { shareVad } from '../../src/stt/shared-vad.js';
 import { withTimeout } from '../helpers/async.js';
-import { type OpenAIServer, startOpenAIServer } from '../servers/openai-server.js';
+import { useSpokenStt } from '../helpers/spoken-stt.js';
 import { framesOf, speak } from '../servers/openai/test-audio.js';
 
 initializeLogger({ pretty: false, level: 'warn' });
@@ -22,31 +20,15 @@ initializeLogger({ pretty: false, level: 'warn' });
 const MODEL_FINAL_AFTER_COMMIT_MS = 4000;
 
 describe('the early final with the real plugin, Silero and speech', () => {
-  let synthesizer: EspeakSynthesizer;
-  let vad: VAD;
-  let server: OpenAIServer | undefined;
-
-  beforeAll(async () => {
-    synthesizer = await withTimeout(EspeakSynthesizer.start(), 15_000, 'eSpeak start');
-    vad = await withTimeout(silero.VAD.load({ minSilenceDuration: CONFIG_DEFAULTS.turn.silenceMs }), 15_000, 'Silero load');
-  }, 40_000);
-
-  afterAll(async () => {
-    await synthesizer?.close();
-  });
-
-  afterEach(async () => {
-    await withTimeout(server?.close() ?? Promise.resolve(), 5000, 'server close');
-    server = undefined;
-  });
+  const spoken = useSpokenStt({ minSilenceDuration: CONFIG_DEFAULTS.turn.silenceMs });
 
   async function hear(text: string, language: 'en-us' | 'ko', final?: string) {
-    server = await startOpenAIServer({ finalAfterCommitMs: MODEL_FINAL_AFTER_COMMIT_MS });
-    const speech = await speak(synthesizer, text, language);
+    const server = await spoken.startServer({ finalAfterCommitMs: MODEL_FINAL_AFTER_COMMIT_MS });
+    const speech = await speak(spoken.synthesizer, text, language);
     const frames = framesOf(speech, { leadMs: 200, silenceMs: 1000 });
     // At most the speech's length, so no second transcript binds to its tail; the last words come ~300 ms after its last sound.
     server.queueTranscripts([{ text, voicedMs: (speech.samples.length * 1000) / speech.sampleRate, ...(final !== undefined ? { final } : {}) }]);
-    const shared = shareVad(vad);
+    const shared = shareVad(spoken.vad);
     const inner = new openai.STT({ apiKey: 'test-key', baseURL: server.url, model: 'gpt-realtime-whisper', detectLanguage: true, vad: shared.stt });
     inner.on('error', () => {});
     const recognizer = new PreflightSTT(inner, { earlyFinal: earlyFinalTiming(CONFIG_DEFAULTS.turn) });

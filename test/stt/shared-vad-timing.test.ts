@@ -7,14 +7,12 @@
  * deciding window, not a frame later.
  */
 import { type VADEvent, VADEventType, initializeLogger } from '@livekit/agents';
-import * as silero from '@livekit/agents-plugin-silero';
 import { AudioFrame, AudioResampler, AudioResamplerQuality } from '@livekit/rtc-node';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { CONFIG_DEFAULTS } from '../../src/config/defaults.js';
-import { EspeakSynthesizer } from '../../src/local-voice/synthesizer.js';
 import type { VoiceLanguage } from '../../src/local-voice/worker-messages.js';
 import { shareVad } from '../../src/stt/shared-vad.js';
-import { withTimeout } from '../helpers/async.js';
+import { useSpokenStt } from '../helpers/spoken-stt.js';
 import { SteppedStream, modelSamplesAfterEach } from '../helpers/stepped-vad.js';
 import { speak } from '../servers/openai/test-audio.js';
 
@@ -63,18 +61,8 @@ function framesOf(audio: Int16Array, rate: number, frameMs: number): AudioFrame[
 }
 
 describe('the shared Silero stream over real speech', () => {
-  let synthesizer: EspeakSynthesizer;
-  let vad: silero.VAD;
-
-  beforeAll(async () => {
-    synthesizer = await withTimeout(EspeakSynthesizer.start(), 30_000, 'eSpeak start');
-    // The worker's own settings (src/agent.ts): end of speech after the turn's silence.
-    vad = (await withTimeout(silero.VAD.load({ minSilenceDuration: CONFIG_DEFAULTS.turn.silenceMs }), 15_000, 'Silero load')) as silero.VAD;
-  }, 60_000);
-
-  afterAll(async () => {
-    await synthesizer?.close();
-  });
+  // The worker's own settings (src/agent.ts): end of speech after the turn's silence.
+  const spoken = useSpokenStt({ minSilenceDuration: CONFIG_DEFAULTS.turn.silenceMs });
 
   const cases: { language: VoiceLanguage; text: string; rate: number; frameMs: number }[] = [
     { language: 'en-us', text: 'Can you book a table for two tonight?', rate: 48000, frameMs: 10 },
@@ -85,12 +73,12 @@ describe('the shared Silero stream over real speech', () => {
 
   for (const { language, text, rate, frameMs } of cases) {
     it(`hands the STT the session's end of speech, where the voice stopped, with the frame that decided it (${language}, ${rate} Hz, ${frameMs} ms frames)`, async () => {
-      const speech = await speak(synthesizer, text, language);
+      const speech = await speak(spoken.synthesizer, text, language);
       const { audio, startMs, endMs } = utterance(resampled(speech.samples, speech.sampleRate, rate), rate);
       const frames = framesOf(audio, rate, frameMs);
       const modelSamples = modelSamplesAfterEach(frames);
 
-      const shared = shareVad(vad);
+      const shared = shareVad(spoken.vad);
       const session = new SteppedStream(shared.session.stream());
       const sttStream = shared.stt.stream();
       const heardBySTT: VADEvent[] = [];

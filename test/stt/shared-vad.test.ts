@@ -6,13 +6,11 @@
  */
 import { VAD, type VADEvent, VADEventType, VADStream, initializeLogger, stt } from '@livekit/agents';
 import * as openai from '@livekit/agents-plugin-openai';
-import * as silero from '@livekit/agents-plugin-silero';
 import { AudioFrame } from '@livekit/rtc-node';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { EspeakSynthesizer } from '../../src/local-voice/synthesizer.js';
+import { describe, expect, it } from 'vitest';
 import { shareVad } from '../../src/stt/shared-vad.js';
 import { withTimeout } from '../helpers/async.js';
-import { type OpenAIServer, startOpenAIServer } from '../servers/openai-server.js';
+import { useSpokenStt } from '../helpers/spoken-stt.js';
 import { framesOf, speak } from '../servers/openai/test-audio.js';
 
 initializeLogger({ pretty: false, level: 'warn' });
@@ -163,34 +161,18 @@ describe('shareVad with a scripted VAD', () => {
 });
 
 describe('shareVad with the real openai.STT, Silero and speech', () => {
-  let synthesizer: EspeakSynthesizer;
-  let silero16k: VAD;
-  let server: OpenAIServer | undefined;
-
-  beforeAll(async () => {
-    synthesizer = await withTimeout(EspeakSynthesizer.start(), 15_000, 'eSpeak start');
-    silero16k = await withTimeout(silero.VAD.load(), 15_000, 'Silero load');
-  }, 40_000);
-
-  afterAll(async () => {
-    await synthesizer?.close();
-  });
-
-  afterEach(async () => {
-    await withTimeout(server?.close() ?? Promise.resolve(), 5000, 'server close');
-    server = undefined;
-  });
+  const spoken = useSpokenStt();
 
   for (const [language, text] of [
     ['en-us', 'Can you book a table for two tonight?'],
     ['ko', '내일 오후 세 시에 예약하고 싶어요.'],
   ] as const) {
     it(`commits a live model's audio once, at the session's end of speech (${language})`, async () => {
-      server = await startOpenAIServer({ finalAfterCommitMs: 0 });
-      const speech = await speak(synthesizer, text, language);
+      const server = await spoken.startServer({ finalAfterCommitMs: 0 });
+      const speech = await speak(spoken.synthesizer, text, language);
       server.queueTranscripts([text]);
       let modelStreams = 0;
-      const counted = new Proxy(silero16k, {
+      const counted = new Proxy(spoken.vad, {
         get(target, key) {
           if (key === 'stream') return () => (modelStreams++, target.stream());
           const value: unknown = Reflect.get(target, key, target);
