@@ -12,16 +12,16 @@
  * - the reply's LLM generation is the newest one answering the turn's user message (for a typed
  *   turn, the newest one since the request);
  * - the reply's TTS stream is the first stream whose first chunk comes after that generation's
- *   first token — a preemptive draft's may come before the turn is decided;
+ *   first token — a preemptive draft's may come before the turn is decided (./reply-streams.ts);
  * - the ack's playback is the first playback start after it was queued; the reply's is the next
  *   one at or after the reply's first TTS frame.
  */
 import { log, type metrics, type tts, voice } from '@livekit/agents';
 import { EventEmitter } from 'node:events';
-import type { StreamObserver, StreamTimeline } from '@firstword/agents-plugin-tts';
 import { fromEpoch, now } from './clock.js';
 import { type AckSummary, type LiveKitTurnMetrics, type TurnReport, type TurnStamps, buildTurnReport } from './stamps.js';
 import type { MediaPath } from './media-path.js';
+import { ReplyStreams, type StreamTimelines, hasStreamTimelines } from './reply-streams.js';
 import { type AckSignal, type LlmGeneration, type UserTurnCompleted, observeAgentTurns } from './turn-signals.js';
 import type { VoiceArrivals } from './voice-arrival.js';
 
@@ -69,31 +69,12 @@ interface OpenTurn {
   closed: boolean;
 }
 
-/** A TTS stream's first stamps, and the turn that claimed it as its reply. */
-interface KeptStream {
-  streamId: string;
-  stamps: { ttsFirstChunk: number } & Pick<TurnStamps, 'ttsFirstSend' | 'ttsFirstByte' | 'ttsFirstFrame'>;
-  turn?: OpenTurn;
-}
-
-/** Streams kept for a turn to claim: a turn has its reply and at most a few discarded drafts. */
-const MAX_KEPT_STREAMS = 8;
-
-/** A TTS that hands over each stream's timeline (ours, `FirstwordTTS`). */
-interface StreamTimelines {
-  onStream(observer: StreamObserver): () => void;
-}
-
-function hasStreamTimelines(value: unknown): value is StreamTimelines {
-  return typeof value === 'object' && value !== null && 'onStream' in value && typeof value.onStream === 'function';
-}
-
 export class TurnBudget extends EventEmitter<TurnBudgetEvents> {
   readonly #session: voice.AgentSession;
   readonly #opts: TurnBudgetOptions;
   readonly #timelines: StreamTimelines | undefined;
   readonly #reports: TurnReport[] = [];
-  readonly #streams: KeptStream[] = [];
+  readonly #streams = new ReplyStreams(() => this.#turn);
   readonly #handles = new Map<string, { handle: voice.SpeechHandle; createdAt: number }>();
   readonly #detach: Array<() => void> = [];
   #turn: OpenTurn | undefined;
@@ -134,7 +115,7 @@ export class TurnBudget extends EventEmitter<TurnBudgetEvents> {
     this.#output?.off(voice.AudioOutput.EVENT_PLAYBACK_STARTED, this.#onOutputStarted);
     this.#output = null;
     this.#handles.clear();
-    this.#streams.length = 0;
+    this.#streams.clear();
   }
 
   #on(emitter: object, event: string, listener: (...args: any[]) => void): void {
@@ -173,46 +154,7 @@ export class TurnBudget extends EventEmitter<TurnBudgetEvents> {
     this.#on(this.#session, E.MetricsCollected, (ev: voice.MetricsCollectedEvent) => this.#onMetrics(ev.metrics));
     this.#on(this.#session, E.Close, () => this.close());
 
-    if (this.#timelines) this.#detach.push(this.#timelines.onStream((_, timeline) => this.#watchStream(timeline)));
-  }
-
-  /**
-   * A new TTS stream. Its first stamps are kept from its first chunk on, because a preemptive
-   * draft is synthesized before its turn is decided: the turn claims it when it learns its
-   * generation (see {@link TurnBudget.#claimStream}).
-   */
-  #watchStream(timeline: StreamTimeline): void {
-    let kept: KeptStream | undefined;
-    timeline.on('chunk', (ev) => {
-      if (kept || ev.index !== 0) return;
-      kept = { streamId: timeline.streamId, stamps: { ttsFirstChunk: ev.at } };
-      this.#streams.push(kept);
-      if (this.#streams.length > MAX_KEPT_STREAMS) this.#streams.shift();
-      if (this.#turn) this.#claimStream(this.#turn);
-    });
-    const stamp = (name: 'ttsFirstSend' | 'ttsFirstByte' | 'ttsFirstFrame', at: number) => {
-      if (!kept || kept.stamps[name] !== undefined) return;
-      kept.stamps[name] = at;
-      if (kept.turn && this.#turn === kept.turn) kept.turn.stamps[name] ??= at;
-    };
-    timeline.on('sent', (e) => stamp('ttsFirstSend', e.at));
-    timeline.on('first_byte', (e) => stamp('ttsFirstByte', e.at));
-    timeline.on('first_frame', (e) => stamp('ttsFirstFrame', e.at));
-  }
-
-  /**
-   * The turn's reply stream: the first unclaimed stream whose first chunk came after its
-   * generation's first token (or request, before there is one) — whether that was before or
-   * after the turn was decided.
-   */
-  #claimStream(turn: OpenTurn): void {
-    if (!turn.generation || turn.streamId !== undefined) return;
-    const from = turn.generation.firstTokenAt ?? turn.generation.requestedAt;
-    const kept = this.#streams.find((s) => s.turn === undefined && s.stamps.ttsFirstChunk >= from);
-    if (!kept) return;
-    kept.turn = turn;
-    turn.streamId = kept.streamId;
-    Object.assign(turn.stamps, kept.stamps);
+    if (this.#timelines) this.#detach.push(this.#timelines.onStream((_, timeline) => this.#streams.watch(timeline)));
   }
 
   #startTurn(ev: UserTurnCompleted): void {
@@ -285,7 +227,7 @@ export class TurnBudget extends EventEmitter<TurnBudgetEvents> {
     turn.generation = generation;
     turn.stamps.llmRequest = generation.requestedAt;
     turn.stamps.llmFirstToken = generation.firstTokenAt;
-    this.#claimStream(turn);
+    this.#streams.claim(turn);
   }
 
   #onAck(ev: AckSignal): void {
