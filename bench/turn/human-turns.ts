@@ -266,27 +266,47 @@ function voicedExtent(samples: Int16Array, base: string): Span {
 
 /**
  * The words the STT fake returns for each stretch. With a transcript, its words are shared out in
- * proportion to each stretch's voiced length (the recordings carry no word timings), a stretch
- * left without a word getting {@link NO_TRANSCRIPT}. Without one, every stretch is
- * {@link NO_TRANSCRIPT}: no words, so the transcript detector reads it as neutral (0.5, exactly its
- * threshold) — it neither holds the turn open nor closes it, and the audio signals (Silero, the
- * endpointing delays) decide alone. A filler ("um") would read as unfinished and make every pause
- * look safe; a word would read as finished.
+ * proportion to each stretch's voiced length (the recordings carry no word timings), each cut then
+ * moved to the nearest clause or sentence end (a word ending in `,` `.` `?` `!` or their CJK
+ * forms) within {@link SNAP_WORDS} words: a reader pauses at punctuation, and a cut one word off
+ * it would hand the transcript detector "…저기요. 삼계탕만" for a pause that came after "저기요.".
+ * A stretch left without a word gets {@link NO_TRANSCRIPT}. Without a transcript every stretch is
+ * {@link NO_TRANSCRIPT}: no words, so the transcript detector reads it as neutral (0.5, exactly
+ * its threshold) — it neither holds the turn open nor closes it, and the audio signals (Silero,
+ * the endpointing delays) decide alone. A filler ("um") would read as unfinished and make every
+ * pause look safe; a word would read as finished.
  */
 export function pieceTexts(turn: Pick<HumanTurn, 'stretches' | 'transcript'>): string[] {
   if (!turn.transcript) return turn.stretches.map(() => NO_TRANSCRIPT);
   const words = turn.transcript.split(' ').filter(Boolean);
   const lengths = turn.stretches.map((s) => s.last - s.first + 1);
   const total = lengths.reduce((a, b) => a + b, 0);
+  const clauseEnds = words.flatMap((word, i) => (CLAUSE_END.test(word) ? [i + 1] : []));
   let taken = 0;
   let voiced = 0;
   return lengths.map((length, i) => {
     voiced += length;
-    const upTo = i === lengths.length - 1 ? words.length : Math.round((words.length * voiced) / total);
+    const upTo = i === lengths.length - 1 ? words.length : snapToClauseEnd(Math.round((words.length * voiced) / total), taken, clauseEnds);
     const text = words.slice(taken, Math.max(taken, upTo)).join(' ');
     taken = Math.max(taken, upTo);
     return text || NO_TRANSCRIPT;
   });
+}
+
+/** How far (in words) a proportional cut may move to a clause end. */
+export const SNAP_WORDS = 2;
+const CLAUSE_END = /[,.?!…，。？！、]$/u;
+
+/** The clause end nearest `cut` (earlier on a tie), if one lies within {@link SNAP_WORDS} and after `taken`. */
+function snapToClauseEnd(cut: number, taken: number, clauseEnds: readonly number[]): number {
+  let best = cut;
+  let distance = SNAP_WORDS + 1;
+  for (const end of clauseEnds) {
+    if (end <= taken) continue;
+    const d = Math.abs(end - cut);
+    if (d < distance) [best, distance] = [end, d];
+  }
+  return best;
 }
 
 /** The turn as an utterance the spoken session plays. */

@@ -154,6 +154,43 @@ describe('transcripts', () => {
     expect(pieceTexts({ stretches: [{ first: 0, last: 9 }, { first: 20, last: 49 }], transcript: 'yes' })).toEqual([NO_TRANSCRIPT, 'yes']);
   });
 
+  it('a cut moves to the nearest clause end within two words, never past the words already taken', () => {
+    const stretches = (...voiced: number[]) => {
+      let at = 0;
+      return voiced.map((n) => {
+        const s = { first: at, last: at + n - 1 };
+        at += n + 100;
+        return s;
+      });
+    };
+    // Proportional: 3 of 6 words before the pause; the clause ends after word 2.
+    expect(pieceTexts({ stretches: stretches(500, 500), transcript: '아, 저기요. 삼계탕만 파는 식당인데 많아요.' })).toEqual(['아, 저기요.', '삼계탕만 파는 식당인데 많아요.']);
+    // No clause end within reach: the proportional cut stands.
+    expect(pieceTexts({ stretches: stretches(500, 500), transcript: 'one. two three four five six seven eight nine ten' })).toEqual(['one. two three four five', 'six seven eight nine ten']);
+    // Equally near ends: the earlier one.
+    expect(pieceTexts({ stretches: stretches(500, 500), transcript: 'a b, c d, e f' })).toEqual(['a b,', 'c d, e f']);
+  });
+
+  it('property: the pieces always give back the transcript, in order, one piece per stretch', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.integer({ min: 1, max: 2000 }), { minLength: 1, maxLength: 8 }),
+        fc.array(fc.stringMatching(/^[a-z가-힣]{1,4}[,.?!]?$/), { minLength: 1, maxLength: 30 }),
+        (voiced, words) => {
+          let at = 0;
+          const stretches = voiced.map((n) => {
+            const s = { first: at, last: at + n - 1 };
+            at += n + 10;
+            return s;
+          });
+          const pieces = pieceTexts({ stretches, transcript: words.join(' ') });
+          expect(pieces).toHaveLength(stretches.length);
+          expect(pieces.filter((p) => p !== NO_TRANSCRIPT).join(' ')).toBe(words.join(' '));
+        },
+      ),
+    );
+  });
+
   it('the placeholder reads as neither finished nor unfinished to the transcript detector', () => {
     for (const language of ['en', 'ko'] as const) {
       expect(predictTurnComplete(NO_TRANSCRIPT, language)).toBe(turnUnlikelyThreshold(language));
