@@ -6,6 +6,7 @@
  * A directory holds `NAME.wav` (16-bit PCM, mono) or `NAME.flac`, at 8–48 kHz, resampled to the
  * session's 16 kHz by the project's one resampler (`resampleClip`). Beside each, optionally:
  * - `NAME.txt`: the words said (what the STT fake returns, see {@link pieceTexts});
+ * - `NAME.words.json`: the words with their times (./timed-words.ts), which win over `NAME.txt`;
  * - `NAME.pauses.json`: the pauses, `[[startMs, endMs], ...]` from the file's start;
  * - `NAME.scv`: the TEN-VAD test set's labels, `NAME,start,end,label,...` in seconds, label 1 for
  *   speech and 0 for none; the pauses are its no-speech stretches between speech.
@@ -24,6 +25,7 @@ import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { decodeWav } from '../../src/local-voice/wav.js';
 import type { RenderedUtterance, SpokenLanguage } from '../../src/spoken/utterance.js';
+import { type TimedWord, readTimedWords, wordsByStretch } from './timed-words.js';
 
 export const SESSION_RATE = 16_000;
 export const MIN_PAUSE_MS = 250;
@@ -58,6 +60,8 @@ export interface HumanTurn {
   pausesMs: number[];
   pausesFrom: 'labels' | 'rule';
   transcript?: string;
+  /** The transcript's words with their times, when the recording has them. */
+  words?: TimedWord[];
 }
 
 export class HumanTurnError extends Error {
@@ -95,8 +99,14 @@ export async function loadHumanTurn(file: string, language: SpokenLanguage): Pro
   const edges = [voice.startMs, ...pauses.flatMap((p) => [p.startMs, p.endMs]), voice.endMs];
   const stretches: Stretch[] = [];
   for (let i = 0; i < edges.length; i += 2) stretches.push({ first: at(edges[i]!), last: at(edges[i + 1]!) - 1 });
+  const timed = readTimedWords(base);
+  const words = timed?.map((w) => ({ text: w.text, first: at(w.startMs), last: at(w.endMs) - 1 }));
   const transcriptFile = `${base}.txt`;
-  const transcript = existsSync(transcriptFile) ? readFileSync(transcriptFile, 'utf8').replace(/\s+/g, ' ').trim() : undefined;
+  const transcript = words
+    ? words.map((w) => w.text).join(' ')
+    : existsSync(transcriptFile)
+      ? readFileSync(transcriptFile, 'utf8').replace(/\s+/g, ' ').trim()
+      : undefined;
   return {
     id: path.basename(base),
     file,
@@ -106,6 +116,7 @@ export async function loadHumanTurn(file: string, language: SpokenLanguage): Pro
     pausesMs: pauses.map((p) => Math.round(p.endMs - p.startMs)),
     pausesFrom: labelled ? 'labels' : 'rule',
     ...(transcript ? { transcript } : {}),
+    ...(words ? { words } : {}),
   };
 }
 
@@ -265,7 +276,8 @@ function voicedExtent(samples: Int16Array, base: string): Span {
 }
 
 /**
- * The words the STT fake returns for each stretch. With a transcript, its words are shared out in
+ * The words the STT fake returns for each stretch. With timed words, those said in it
+ * (./timed-words.ts). With a transcript only, its words are shared out in
  * proportion to each stretch's voiced length (the recordings carry no word timings), each cut then
  * moved to the nearest clause or sentence end (a word ending in `,` `.` `?` `!` or their CJK
  * forms) within {@link SNAP_WORDS} words: a reader pauses at punctuation, and a cut one word off
@@ -276,7 +288,8 @@ function voicedExtent(samples: Int16Array, base: string): Span {
  * the endpointing delays) decide alone. A filler ("um") would read as unfinished and make every
  * pause look safe; a word would read as finished.
  */
-export function pieceTexts(turn: Pick<HumanTurn, 'stretches' | 'transcript'>): string[] {
+export function pieceTexts(turn: Pick<HumanTurn, 'stretches' | 'transcript' | 'words'>): string[] {
+  if (turn.words) return wordsByStretch(turn.words, turn.stretches).map((words) => words.join(' ') || NO_TRANSCRIPT);
   if (!turn.transcript) return turn.stretches.map(() => NO_TRANSCRIPT);
   const words = turn.transcript.split(' ').filter(Boolean);
   const lengths = turn.stretches.map((s) => s.last - s.first + 1);

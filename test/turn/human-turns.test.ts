@@ -154,6 +154,16 @@ describe('transcripts', () => {
     expect(pieceTexts({ stretches: [{ first: 0, last: 9 }, { first: 20, last: 49 }], transcript: 'yes' })).toEqual([NO_TRANSCRIPT, 'yes']);
   });
 
+  it('a NAME.words.json sidecar wins over NAME.txt: each stretch gets the words said in it, times from the file\'s start', async () => {
+    // Tones at 200-1200 and 1600-2600 ms of the file; "the" is said into the pause, nearer its start.
+    const words = [['I', 300, 500], ['went', 600, 1100], ['the', 1150, 1300], ['to', 1650, 1800], ['town', 1900, 2500]];
+    const dir = dirWith({ 'w.wav': encodeWav(speechLike([1000, 400, 1000]), SESSION_RATE), 'w.words.json': JSON.stringify(words), 'w.txt': 'other words entirely' });
+    const [turn] = await loadHumanTurns(dir, 'en');
+    expect(turn!.transcript).toBe('I went the to town');
+    expect(pieceTexts(turn!)).toEqual(['I went the', 'to town']);
+    await expect(loadHumanTurns(dirWith({ 'v.wav': encodeWav(speechLike([500]), SESSION_RATE), 'v.words.json': '[["a", 3, 1]]' }), 'en')).rejects.toThrow(/v\.words\.json: must be/);
+  });
+
   it('a cut moves to the nearest clause end within two words, never past the words already taken', () => {
     const stretches = (...voiced: number[]) => {
       let at = 0;
