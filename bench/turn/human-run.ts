@@ -3,8 +3,9 @@
  * them) and what is reported of them per language and pause band (bench/turn/pause-bands.ts).
  */
 import type { RenderedUtterance, SpokenLanguage } from '../../src/spoken/utterance.js';
-import { type HumanTurn, MIN_PAUSE_MS, humanUtterance, loadHumanTurns } from './human-turns.js';
-import { type LanguageFigures, type PlayedTurn, bandFigures, bandTable } from './pause-bands.js';
+import { predictTurnComplete, turnUnlikelyThreshold } from '../../src/turn/transcript-detector.js';
+import { type HumanTurn, MIN_PAUSE_MS, NO_TRANSCRIPT, humanUtterance, loadHumanTurns, pieceTexts } from './human-turns.js';
+import { type LanguageFigures, type PauseWords, type PlayedTurn, bandFigures, bandTable } from './pause-bands.js';
 
 export const DEFAULT_HUMAN_LIMIT = 20;
 
@@ -61,6 +62,21 @@ export async function loadHumanRun(dirs: string, languages: string | undefined, 
   return run;
 }
 
+/**
+ * What the transcript rules (the worker's, src/turn/transcript-detector.ts) say of the words heard
+ * up to each pause, as the STT fake hands them over: below the detector's threshold the words
+ * can hold the turn open; at or above it only the voice can. No words before a pause: 'none'.
+ */
+export function pauseWords(turn: HumanTurn): PauseWords[] {
+  const pieces = pieceTexts(turn);
+  const heard: string[] = [];
+  return turn.pausesMs.map((_, i) => {
+    if (pieces[i] !== NO_TRANSCRIPT) heard.push(pieces[i]!);
+    if (heard.length === 0) return 'none';
+    return predictTurnComplete(heard.join(' '), turn.language) < turnUnlikelyThreshold(turn.language) ? 'unfinished' : 'finished';
+  });
+}
+
 export interface HumanBandRun {
   setting: string;
   stt: string;
@@ -90,4 +106,6 @@ export function printHumanReport(report: HumanReport): void {
     );
   }
   console.log(bandTable(report.runs));
+  console.log('\nThe same pauses by what the words heard before them read as:');
+  console.log(bandTable(report.runs, 'words'));
 }

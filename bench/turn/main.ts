@@ -47,8 +47,8 @@ import { TURN_CORPUS } from './corpus.js';
 import type { CorpusUtterance } from './corpus-types.js';
 import { type SettingFigures, settingFigures } from './figures.js';
 import { type BenchSetting, FIRSTWORD, FRAMEWORK_DEFAULTS, NAMED_SETTINGS, parseVariant } from './settings.js';
-import { type HumanBandRun, type HumanRun, humanReport, loadHumanRun, printHumanReport } from './human-run.js';
-import { playedTurn } from './pause-bands.js';
+import { type HumanBandRun, type HumanRun, humanReport, loadHumanRun, pauseWords, printHumanReport } from './human-run.js';
+import { type PauseWords, playedTurn } from './pause-bands.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -217,8 +217,8 @@ async function main(): Promise<void> {
   const profiles = parseSttProfiles(args.stt ?? (human ? 'live:300/150' : DEFAULT_STT_PROFILES.join(',')));
   const serverVad = parseSttProfiles('server-vad')[0]!;
   const espeak = human ? [] : selectCorpus();
-  const corpus: Array<PlayItem & { language: string }> = human
-    ? human.turns.map((t) => ({ id: t.id, language: t.language, pauseMs: t.pausesMs }))
+  const corpus: Array<PlayItem & { language: string; pauseWords?: PauseWords[] }> = human
+    ? human.turns.map((t) => ({ id: t.id, language: t.language, pauseMs: t.pausesMs, pauseWords: pauseWords(t) }))
     : espeak.map((u) => ({ id: u.id, language: u.language, pauseMs: u.pieces.slice(0, -1).map((p) => p.pauseAfterMs ?? 0) }));
   if (!human) process.stderr.write(`rendering ${corpus.length} utterances with the local voice…\n`);
   const rendered = human ? human.utterances : await render(espeak);
@@ -232,7 +232,7 @@ async function main(): Promise<void> {
       for (const profile of runs) {
         const { figures, turns } = await runSetting(setting, profile, corpus, rendered, server.url);
         rows.push(figures);
-        bandRuns.push({ setting: setting.name, stt: profile.name, played: turns.map((t, i) => playedTurn(t, corpus[i]!.language, corpus[i]!.pauseMs)) });
+        bandRuns.push({ setting: setting.name, stt: profile.name, played: turns.map((t, i) => playedTurn(t, corpus[i]!.language, corpus[i]!.pauseMs, corpus[i]!.pauseWords)) });
       }
     }
   } finally {

@@ -25,11 +25,23 @@ export const PAUSE_BANDS: readonly PauseBand[] = [
   { label: '≥ 1200 ms', fromMs: 1200, toMs: Number.POSITIVE_INFINITY },
 ];
 
+/**
+ * What the transcript rules say of the words heard up to a pause (bench/turn/human-run.ts
+ * `pauseWords`): a pause after words that read finished can only be held by the voice.
+ */
+export type PauseWords = 'finished' | 'unfinished' | 'none';
+
+export const PAUSE_WORDS: ReadonlyArray<{ words: PauseWords; label: string }> = [
+  { words: 'finished', label: 'words read finished' },
+  { words: 'unfinished', label: 'words read unfinished' },
+  { words: 'none', label: 'no words' },
+];
+
 /** One played human turn: the agent's sound starts (timeline clock) and the turn's pauses. */
 export interface PlayedTurn {
   language: string;
-  /** Each pause: its length, and the window it is judged over (timeline clock). */
-  pauses: Array<{ ms: number; from: number; until: number }>;
+  /** Each pause: its length, the window it is judged over (timeline clock), what its words read as. */
+  pauses: Array<{ ms: number; from: number; until: number; words?: PauseWords }>;
   replyStarts: number[];
   ackStarts: number[];
   firstSoundMs?: number;
@@ -49,6 +61,8 @@ export interface LanguageFigures {
   language: string;
   turns: number;
   bands: BandRow[];
+  /** The same pauses of every length, by what their words read as ({@link PAUSE_WORDS}). */
+  byWords: BandRow[];
   /** At the turn's real end (its last voiced sample). */
   firstSoundP50Ms?: number;
   firstContentP50Ms?: number;
@@ -56,13 +70,13 @@ export interface LanguageFigures {
 }
 
 /** The played turn's pauses and sounds, from what the spoken session recorded. */
-export function playedTurn(turn: SpokenTurn, language: string, pausesMs: readonly number[]): PlayedTurn {
+export function playedTurn(turn: SpokenTurn, language: string, pausesMs: readonly number[], pauseWords: readonly PauseWords[] = []): PlayedTurn {
   const pieces = turn.utterance.pieces;
   const started = (list: SpokenTurn['segments']) => list.map((s) => s.startedAt).filter((t): t is number => t !== undefined);
   const acks = new Set(turn.ackSegments);
   return {
     language,
-    pauses: pieces.slice(0, -1).map((piece, i) => ({ ms: pausesMs[i] ?? Number.NaN, from: piece.lastVoicedAt, until: pieces[i + 1]!.lastVoicedAt })),
+    pauses: pieces.slice(0, -1).map((piece, i) => ({ ms: pausesMs[i] ?? Number.NaN, from: piece.lastVoicedAt, until: pieces[i + 1]!.lastVoicedAt, words: pauseWords[i] ?? 'none' })),
     replyStarts: started(turn.segments.filter((s) => !acks.has(s))),
     ackStarts: started(turn.ackSegments),
     ...(turn.firstSoundMs === undefined ? {} : { firstSoundMs: turn.firstSoundMs }),
@@ -80,17 +94,19 @@ export function bandFigures(turns: readonly PlayedTurn[], bands: readonly PauseB
     const judged = mine.flatMap((t) =>
       t.pauses.map((p) => {
         const inside = (starts: number[]) => starts.some((s) => s >= p.from && s < p.until);
-        return { ms: p.ms, reply: inside(t.replyStarts), ack: inside(t.ackStarts) };
+        return { ms: p.ms, words: p.words ?? 'none', reply: inside(t.replyStarts), ack: inside(t.ackStarts) };
       }),
     );
+    const row = (label: string, of: typeof judged): BandRow => {
+      const count = (pick: (p: (typeof of)[number]) => boolean) => share(of.filter(pick).length, of.length);
+      return { band: label, pauses: of.length, replyInside: count((p) => p.reply), ackInside: count((p) => p.ack), anyInside: count((p) => p.reply || p.ack) };
+    };
+    const counted = judged.filter((p) => p.ms >= (bands[0]?.fromMs ?? 0));
     return {
       language,
       turns: mine.length,
-      bands: bands.map((band) => {
-        const inBand = judged.filter((p) => p.ms >= band.fromMs && p.ms < band.toMs);
-        const count = (pick: (p: (typeof inBand)[number]) => boolean) => share(inBand.filter(pick).length, inBand.length);
-        return { band: band.label, pauses: inBand.length, replyInside: count((p) => p.reply), ackInside: count((p) => p.ack), anyInside: count((p) => p.reply || p.ack) };
-      }),
+      bands: bands.map((band) => row(band.label, judged.filter((p) => p.ms >= band.fromMs && p.ms < band.toMs))),
+      byWords: PAUSE_WORDS.map(({ words, label }) => row(label, counted.filter((p) => p.words === words))),
       firstSoundP50Ms: median(mine.map((t) => t.firstSoundMs).filter((v): v is number => v !== undefined)),
       firstContentP50Ms: median(mine.map((t) => t.firstContentMs).filter((v): v is number => v !== undefined)),
       unanswered: mine.filter((t) => t.firstContentMs === undefined).length,
@@ -98,14 +114,17 @@ export function bandFigures(turns: readonly PlayedTurn[], bands: readonly PauseB
   });
 }
 
-/** Markdown: one row per setting, language and band, the turn's-end figures on each language's first row. */
-export function bandTable(rows: ReadonlyArray<{ setting: string; stt: string; figures: LanguageFigures[] }>): string {
+/**
+ * Markdown: one row per setting, language and band (`by: 'words'`: per what the words before the
+ * pause read as), the turn's-end figures on each language's first row.
+ */
+export function bandTable(rows: ReadonlyArray<{ setting: string; stt: string; figures: LanguageFigures[] }>, by: 'band' | 'words' = 'band'): string {
   const pct = (v: number) => `${(v * 100).toFixed(0)} %`;
   const ms = (v?: number) => (v === undefined ? '–' : `${Math.round(v)} ms`);
-  const header = ['setting', 'STT', 'lang', 'pause band', 'pauses', 'reply inside', 'ack inside', 'any sound inside', 'first sound p50', 'first content p50', 'unanswered'];
+  const header = ['setting', 'STT', 'lang', by === 'band' ? 'pause band' : 'pauses ≥ 250 ms', 'pauses', 'reply inside', 'ack inside', 'any sound inside', 'first sound p50', 'first content p50', 'unanswered'];
   const lines = rows.flatMap((r) =>
     r.figures.flatMap((f) =>
-      f.bands.map((b, i) => [
+      (by === 'band' ? f.bands : f.byWords).map((b, i) => [
         r.setting,
         r.stt,
         f.language,

@@ -20,7 +20,7 @@ import {
   parseScv,
   pieceTexts,
 } from '../../bench/turn/human-turns.js';
-import { parseHumanArgs } from '../../bench/turn/human-run.js';
+import { parseHumanArgs, pauseWords } from '../../bench/turn/human-run.js';
 import { encodeWav, wavHeader } from '../../src/local-voice/wav.js';
 import { predictTurnComplete, turnUnlikelyThreshold } from '../../src/turn/transcript-detector.js';
 
@@ -199,6 +199,21 @@ describe('transcripts', () => {
         },
       ),
     );
+  });
+
+  it('each pause is classed by what the transcript rules say of the words heard up to it', async () => {
+    const words = (list: Array<[string, number, number]>) => JSON.stringify(list);
+    const dir = dirWith({
+      'p.wav': encodeWav(speechLike([600, 400, 600, 400, 600]), SESSION_RATE),
+      'p.words.json': words([['I', 250, 400], ['need', 450, 750], ['a', 760, 790], ['table', 1250, 1700], ['please', 2250, 2700]]),
+      'q.wav': encodeWav(speechLike([600, 400, 600]), SESSION_RATE),
+      'q.txt': '저기요. 예약하고 싶어요.',
+      'r.wav': encodeWav(speechLike([600, 400, 600]), SESSION_RATE),
+    });
+    const [p, q, r] = await loadHumanTurns(dir, 'en');
+    expect(pauseWords(p!)).toEqual(['unfinished', 'finished']);
+    expect(pauseWords({ ...q!, language: 'ko' })).toEqual(['finished']);
+    expect(pauseWords(r!)).toEqual(['none']);
   });
 
   it('the placeholder reads as neither finished nor unfinished to the transcript detector', () => {

@@ -60,9 +60,10 @@ describe('pause bands', () => {
     } as unknown as SpokenTurn;
     const played = playedTurn(spoken, 'en', [300, 700]);
     expect(played.pauses).toEqual([
-      { ms: 300, from: 1000, until: 2000 },
-      { ms: 700, from: 2000, until: 3000 },
+      { ms: 300, from: 1000, until: 2000, words: 'none' },
+      { ms: 700, from: 2000, until: 3000, words: 'none' },
     ]);
+    expect(playedTurn(spoken, 'en', [300, 700], ['unfinished', 'finished']).pauses.map((p) => p.words)).toEqual(['unfinished', 'finished']);
     expect(played.replyStarts).toEqual([1500, 2600]);
     expect(played.ackStarts).toEqual([1250]);
     expect(played.firstContentMs).toBeUndefined();
@@ -70,6 +71,29 @@ describe('pause bands', () => {
     expect(en!.bands[0]).toMatchObject({ pauses: 1, replyInside: 1, ackInside: 1 });
     expect(en!.bands[1]).toMatchObject({ pauses: 1, replyInside: 1, ackInside: 0 });
     expect(en!.unanswered).toBe(1);
+  });
+
+  it('by the words: the same pauses of 250 ms or more split by what their words read as', () => {
+    const played: PlayedTurn = {
+      language: 'ko',
+      pauses: [
+        { ms: 300, from: 0, until: 1000, words: 'finished' },
+        { ms: 900, from: 2000, until: 3000, words: 'finished' },
+        { ms: 400, from: 4000, until: 5000, words: 'unfinished' },
+        { ms: 200, from: 6000, until: 7000, words: 'unfinished' },
+      ],
+      replyStarts: [500, 4100],
+      ackStarts: [2500],
+    };
+    const [ko] = bandFigures([played]);
+    expect(ko!.byWords).toEqual([
+      { band: 'words read finished', pauses: 2, replyInside: 0.5, ackInside: 0.5, anyInside: 1 },
+      { band: 'words read unfinished', pauses: 1, replyInside: 1, ackInside: 0, anyInside: 1 },
+      { band: 'no words', pauses: 0, replyInside: 0, ackInside: 0, anyInside: 0 },
+    ]);
+    const rows = bandTable([{ setting: 'firstword', stt: 'live:300/150', figures: [ko!] }], 'words').split('\n');
+    expect(rows[0]).toContain('pauses ≥ 250 ms');
+    expect(rows[2]).toMatch(/\| words read finished +\| 2 +\| 50 % +\| 50 % +\| 100 % +\|/);
   });
 
   it('the table shows "–" for an empty band and the end-of-turn figures once per language', () => {
