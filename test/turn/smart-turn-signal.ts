@@ -1,10 +1,13 @@
 /**
  * The synthetic signal of test/turn/fixtures/smart-turn-reference.json, by the same formula as
  * scripts/peers/smart-turn-fixture.py: 1.2 s of a harmonic "vowel" with a 50 ms onset and a
- * 100 ms fade, a little deterministic noise under it, then 0.3 s of silence, at 16 kHz; and what
- * pipecat's pipeline made of it.
+ * 100 ms fade, a little deterministic noise under it, then 0.3 s of silence, at 16 kHz; the
+ * features pipecat's front end made of it; and pipecat's model's answer for it on this machine.
  */
-import { readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { VENV_PYTHON } from '../../bench/peers/python-driver.js';
 
 export interface Reference {
   signalSamples: number;
@@ -14,7 +17,6 @@ export interface Reference {
   max: number;
   mean: number;
   frames: Record<string, number[]>;
-  probability: number;
 }
 
 export const REFERENCE = JSON.parse(readFileSync(new URL('./fixtures/smart-turn-reference.json', import.meta.url), 'utf8')) as Reference;
@@ -37,4 +39,22 @@ export function referenceSignal(): Float32Array {
     out[i] = env * voice + 0.01 * noise;
   }
   return out;
+}
+
+const FIXTURE_SCRIPT = fileURLToPath(new URL('../../scripts/peers/smart-turn-fixture.py', import.meta.url));
+let pipecat: number | undefined;
+
+/**
+ * Pipecat's answer for {@link referenceSignal}, from its own pipeline in .venv-peers on this CPU:
+ * onnxruntime's int8 kernels differ between CPUs by more than between its Python and Node builds
+ * on one (scripts/peers/smart-turn-fixture.py), so no machine's answer is stored.
+ */
+export function pipecatProbability(): number {
+  if (pipecat !== undefined) return pipecat;
+  if (!existsSync(VENV_PYTHON)) throw new Error(`pipecat's answer needs the Python peers' venv: bash scripts/peers/ensure-venv.sh (no ${VENV_PYTHON})`);
+  const out = execFileSync(VENV_PYTHON, [FIXTURE_SCRIPT, '--probability'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 60_000 });
+  const answer = JSON.parse(out.trim().split('\n').at(-1)!) as { probability: unknown };
+  if (typeof answer.probability !== 'number' || !(answer.probability >= 0 && answer.probability <= 1)) throw new Error(`${FIXTURE_SCRIPT} --probability printed ${out}`);
+  pipecat = answer.probability;
+  return pipecat;
 }
