@@ -47,7 +47,7 @@ import { type HeldGreeting, holdGreeting, isCallRoom } from './sip/greeting-audi
 import { CallStartup } from './sip/startup.js';
 import { attachDtmfTurns } from './sip/dtmf-turns.js';
 import { guardLogOutput } from './log-output/guard.js';
-import { EARLY_ACK_SILENCE_BOUND_MS, PreflightSTT, answerRevisions, createSpeechToText, earlyFinalTiming, isLiveTranscriptionModel, shareVad } from './stt/index.js';
+import { EARLY_ACK_SILENCE_BOUND_MS, PreflightSTT, answerRevisions, createSpeechToText, earlyFinalTiming, isLiveTranscriptionModel, shareVad, wordsDueAfterEndMs } from './stt/index.js';
 import { voiceForCall } from './tts/call-voice.js';
 import { type CreatedTTS, createTTS } from './tts/factory.js';
 import { startLeaseService } from '@firstword/agents-plugin-tts/budget';
@@ -216,6 +216,8 @@ export async function entry(ctx: JobContext<ProcessData>): Promise<void> {
           predict: ackJudge.predict,
           // Only a live model's words arrive before the end of speech; without any, silence decides.
           ...(ackJudge.silenceMayDecide && isLiveTranscriptionModel(config.openai.sttModel) ? { silenceBoundMs: EARLY_ACK_SILENCE_BOUND_MS } : {}),
+          // A live model's words trail the voice: "finished" only counts once they cover it.
+          ...(isLiveTranscriptionModel(config.openai.sttModel) ? { wordsDueMs: wordsDueAfterEndMs(config.turn) } : {}),
         }),
       (error: Error) => logger.warn({ error: error.message }, 'acknowledgements unavailable'),
     );

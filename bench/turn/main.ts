@@ -38,7 +38,7 @@ import { ResembleTTS } from '@firstword/agents-plugin-tts';
 import { languageOf } from '@firstword/agents-plugin-tts/chunking';
 import { predictTurnComplete } from '../../src/turn/transcript-detector.js';
 import { CONFIG_DEFAULTS } from '../../src/config/defaults.js';
-import { EARLY_ACK_SILENCE_BOUND_MS, PreflightSTT, answerRevisions, createSpeechToText, earlyFinalTiming, shareVad } from '../../src/stt/index.js';
+import { EARLY_ACK_SILENCE_BOUND_MS, PreflightSTT, answerRevisions, createSpeechToText, earlyFinalTiming, shareVad, wordsDueAfterEndMs } from '../../src/stt/index.js';
 import { startOpenAIServer } from '../../test/servers/openai-server.js';
 import { DEFAULT_STT_PROFILES, type SttProfile, parseSttProfiles } from './stt-profiles.js';
 import { createTurnDetection, earlyAckJudge } from '../../src/turn/detection.js';
@@ -148,7 +148,14 @@ async function runSetting(
     llm,
     tts: engine,
     turn,
-    earlyAck: library ? { library, predict, ...(profile.model === 'gpt-realtime-whisper' && judge.silenceMayDecide ? { silenceBoundMs: EARLY_ACK_SILENCE_BOUND_MS } : {}) } : undefined,
+    earlyAck: library
+      ? {
+          library,
+          predict,
+          ...(profile.model === 'gpt-realtime-whisper' && judge.silenceMayDecide ? { silenceBoundMs: EARLY_ACK_SILENCE_BOUND_MS } : {}),
+          ...(profile.model === 'gpt-realtime-whisper' ? { wordsDueMs: wordsDueAfterEndMs({ silenceMs: setting.silenceMs, wordLagMs: CONFIG_DEFAULTS.turn.wordLagMs }) } : {}),
+        }
+      : undefined,
     // Each piece's words, with the length of its voice, before it is played: the server hears them with it.
     stt: { stt: recognizer, onPiece: (piece) => openai.queueTranscripts([{ text: piece.text, voicedMs: piece.lastVoicedAt - piece.firstVoicedAt }]) },
   });

@@ -5,7 +5,10 @@
  *
  * It never waits for the speech-to-text's final: the words heard so far (finals and the live
  * model's interim words) are judged at the end of speech, and judged again each time a word lands
- * after it ("I need a" → "I need a table"). When no word at all has come `silenceBoundMs` after
+ * after it ("I need a" → "I need a table"). A live model's words trail their audio, so until they
+ * are due to cover the speech (`wordsDueMs` after the end of speech) words that read finished may
+ * still lack the last ones ("…kids life" of "…kids life and"): they can withhold the ack but not
+ * play it, and are judged again once due. When no word at all has come `silenceBoundMs` after
  * the end of speech, the silence alone decides. The clip is chosen by the wait it must cover
  * (the reply's audio is expected `replyWait` after the end of speech, learnt per session): the
  * longest that ends before the reply is ready, none when the reply is that close, so the reply is
@@ -43,6 +46,12 @@ export interface EarlyAckOptions {
    * docs/latency.md "Live speech-to-text"). @defaultValue undefined (never)
    */
   silenceBoundMs?: number;
+  /**
+   * End of speech → the moment a live model's words cover the caller's speech: its word lag less
+   * the VAD's silence (`wordsDueAfterEndMs`, src/stt). Words that read finished before then are
+   * judged again then. @defaultValue undefined (words are taken as they come)
+   */
+  wordsDueMs?: number;
   /**
    * End of speech → the reply's first audio, before this session has measured one (then an
    * average of the last turns). A prior for a call's first turn: a hosted LLM's first token alone
@@ -94,6 +103,8 @@ export class EarlyAck extends EventEmitter<EarlyAckEvents> {
   #lastPhraseId: string | undefined;
   #userSpeaking = false;
   #silenceTimer: NodeJS.Timeout | undefined;
+  /** Judges the words again once they are due to cover the speech. */
+  #dueTimer: NodeJS.Timeout | undefined;
   /** Expected end of speech → reply audio, ms (learnt). */
   #replyWaitMs: number;
   /** The last end of speech whose reply audio has not come yet (the turn itself is reset at its commit). */
@@ -123,6 +134,7 @@ export class EarlyAck extends EventEmitter<EarlyAckEvents> {
 
   close(): void {
     clearTimeout(this.#silenceTimer);
+    clearTimeout(this.#dueTimer);
     for (const detach of this.#detach.splice(0)) detach();
     this.#opts.output.stopAck();
   }
@@ -165,6 +177,7 @@ export class EarlyAck extends EventEmitter<EarlyAckEvents> {
     if (ev.newState === 'speaking') {
       this.#userSpeaking = true;
       clearTimeout(this.#silenceTimer);
+      clearTimeout(this.#dueTimer);
       this.#callerWentOn();
       return;
     }
@@ -199,6 +212,8 @@ export class EarlyAck extends EventEmitter<EarlyAckEvents> {
       this.emit('attempt', attempt);
     };
     if (judgedOn === 'words' && this.#opts.predict(text, language) < this.#opts.threshold) return skip('not_over');
+    const dueAt = endOfSpeechAt + (this.#opts.wordsDueMs ?? 0);
+    if (judgedOn === 'words' && decidedAt < dueAt) return this.#judgeWhenDue(turn, endOfSpeechAt, dueAt - decidedAt);
     if (this.#session.agentState === 'speaking' || this.#opts.output.sessionAudioPending) return skip('reply_ready');
     if (this.#opts.library.size === 0) return skip('no_phrase');
     // Only a clip that ends before the reply is expected: the reply never waits behind it.
@@ -217,6 +232,13 @@ export class EarlyAck extends EventEmitter<EarlyAckEvents> {
       if (!finished.stopped) turn.heard = { attempt, ack };
     };
     this.#opts.output.ackEvents.on('ack_finished', onFinished);
+  }
+
+  #judgeWhenDue(turn: CallerTurn, endOfSpeechAt: number, inMs: number): void {
+    clearTimeout(this.#dueTimer);
+    this.#dueTimer = setTimeout(() => {
+      if (this.#turn === turn && turn.lastEndOfSpeechAt === endOfSpeechAt && !this.#userSpeaking) this.#consider(endOfSpeechAt);
+    }, inMs);
   }
 
   /** The caller spoke again: an ack not yet heard is withdrawn, one playing is stopped (a false end). */

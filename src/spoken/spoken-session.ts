@@ -29,7 +29,7 @@ export interface SpokenSessionOptions {
   /** Unset: the framework's turn taking (see createSession). */
   turn?: TurnTaking;
   /** Early acknowledgements with these phrases, judged by `predict`. */
-  earlyAck?: { library: AckLibrary; predict: TurnCompletePredictor; silenceBoundMs?: number };
+  earlyAck?: { library: AckLibrary; predict: TurnCompletePredictor; silenceBoundMs?: number; wordsDueMs?: number };
   /** Caller's last voiced sample → STT final. @defaultValue 150 */
   sttFinalAfterMs?: number;
   /**

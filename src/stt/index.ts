@@ -34,6 +34,15 @@ export const EARLY_ACK_SILENCE_BOUND_MS = 150;
 export const EARLY_FINAL_QUIET_MS = 100;
 
 /**
+ * When a live model's words are due to cover the caller's speech, ms after the VAD's end of
+ * speech: its words trail their audio by `wordLagMs`, and the end of speech comes `silenceMs`
+ * after the caller's last sound.
+ */
+export function wordsDueAfterEndMs(turn: Pick<TurnSettings, 'silenceMs' | 'wordLagMs'>): number {
+  return Math.max(0, turn.wordLagMs - turn.silenceMs);
+}
+
+/**
  * When a live model's words are settled: its words trail their audio by `wordLagMs` and the VAD's
  * end of speech comes `silenceMs` after the caller's last sound, so the last word is due
  * `wordLagMs - silenceMs` after the end; then a quiet spell without a new word, `wordLagMs` once
@@ -46,7 +55,7 @@ export const EARLY_FINAL_QUIET_MS = 100;
  */
 export function earlyFinalTiming(turn: Pick<TurnSettings, 'silenceMs' | 'wordLagMs' | 'maxDelayMs' | 'detector'>): EarlyFinalOptions {
   const timing = {
-    afterEndMs: Math.max(0, turn.wordLagMs - turn.silenceMs) + EARLY_FINAL_QUIET_MS,
+    afterEndMs: wordsDueAfterEndMs(turn) + EARLY_FINAL_QUIET_MS,
     quietMs: EARLY_FINAL_QUIET_MS,
     lateQuietMs: Math.max(turn.wordLagMs, EARLY_FINAL_QUIET_MS),
   };

@@ -1,7 +1,8 @@
 /**
  * The first sound never waits for the speech-to-text's final: the early acknowledgement judges
  * the words heard so far at the VAD's end of speech, again when a word lands after it, decides on
- * silence alone when no word came by its bound, is withdrawn when the caller goes on, and picks
+ * silence alone when no word came by its bound, never plays on words older than the voice they
+ * trail (a live model's lag), is withdrawn when the caller goes on, and picks
  * only a clip that ends before the reply is expected (learnt from the session's own turns).
  */
 import { initializeLogger, voice } from '@livekit/agents';
@@ -47,7 +48,7 @@ afterEach(() => {
   recording?.close();
 });
 
-function setup(options: { replyWaitMs?: number; silenceBoundMs?: number } = {}) {
+function setup(options: { replyWaitMs?: number; silenceBoundMs?: number; wordsDueMs?: number } = {}) {
   const session = new StandInSession();
   recording = new RecordingAudioOutput({ playout: 'realtime' });
   const output = new AckOutput(recording);
@@ -95,6 +96,35 @@ describe('early acknowledgement on a live transcription', () => {
     await next(1);
     expect(attempts[0]).toMatchObject({ outcome: 'cut', judgedOn: 'silence' });
     expect(attempts[0]!.decidedAt - attempts[0]!.endOfSpeechAt).toBeGreaterThanOrEqual(50 - 2);
+  });
+
+  it('words that read finished before they are due to cover the speech wait until then: the last word can still say "not over"', async () => {
+    const { session, output, attempts, next } = setup({ replyWaitMs: 2000, wordsDueMs: 300 });
+    let played = false;
+    output.ackEvents.on('ack_started', () => (played = true));
+    session.speaks();
+    session.words('What about kids life'); // reads finished; "and" is still on its way
+    session.endOfSpeech();
+    expect(attempts).toHaveLength(0);
+    session.words('What about kids life and');
+    await next(1);
+    expect(attempts[0]).toMatchObject({ outcome: 'skipped', reason: 'not_over', judgedOn: 'words' });
+    // Nothing plays once they are due: the words now say the caller is not done.
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    expect(played).toBe(false);
+    expect(attempts.map((a) => a.outcome)).toEqual(attempts.map(() => 'skipped'));
+  });
+
+  it('words that read finished play once due, not before, when no later word changes them', async () => {
+    const { session, started } = setup({ replyWaitMs: 2000, wordsDueMs: 80 });
+    session.speaks();
+    session.words('Can you book a table?');
+    const playing = started();
+    session.endOfSpeech();
+    const endedAt = performance.now();
+    await playing;
+    expect(performance.now() - endedAt).toBeGreaterThanOrEqual(80 - 2);
+    session.speaks();
   });
 
   it('is withdrawn (or stopped) when the caller goes on', async () => {
