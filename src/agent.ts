@@ -17,12 +17,13 @@ import * as openai from '@livekit/agents-plugin-openai';
 import * as silero from '@livekit/agents-plugin-silero';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type AckLibrary, attachAcknowledgement, prepareAcknowledgements } from './ack/index.js';
+import { type AckLibrary, type AckLibraryOptions, attachAcknowledgement, prepareAcknowledgements } from './ack/index.js';
+import { createAckStoreDir, diskAckStore } from './ack/audio-store.js';
 import { attachEarlyAck } from './ack/early.js';
 import { EARLY_ACK_PHRASES } from './ack/phrases.js';
 import { CALLER_FRAME_MS } from './audio/caller-frames.js';
 import { createAckRoomOutput } from './audio/room-output.js';
-import { type AppConfig, CALL_CPU_CORES, ConfigError, loadConfig, loadEnvFile, redactedConfig, shareJobMallocArenas, shareLeaseSocket } from './config/index.js';
+import { type AppConfig, CALL_CPU_CORES, ConfigError, loadConfig, loadEnvFile, redactedConfig, shareAckAudioDir, shareJobMallocArenas, shareLeaseSocket } from './config/index.js';
 import { protectBargeIn } from './audio/barge-in-output.js';
 import { attachJobTurnBudget, startWorkerMetrics } from './latency/worker.js';
 import { createCallCap } from './lifecycle/call-cap.js';
@@ -85,8 +86,11 @@ export async function prewarm(proc: JobProcess<ProcessData>): Promise<void> {
   voice.catch(() => {});
   proc.userData.voice = voice;
   if (config.ack.mode !== 'off') {
-    const acks = voice.then((created) => prepareAcknowledgements(created.tts, ackPhrases(config)));
-    acks.catch(() => {});
+    const acks = voice.then((created) => prepareAcknowledgements(created.tts, ackOptions(config, config.tts.provider)));
+    acks.then(
+      (library) => log().info({ acks: library.size, fromStore: library.fromStore, startMs: Math.round(process.uptime() * 1000) }, 'acknowledgements ready'),
+      () => {},
+    );
     proc.userData.acks = acks;
   }
   // How long this process took from fork to ready (the worker allows AGENT_PROCESS_START_TIMEOUT_S).
@@ -175,7 +179,9 @@ export async function entry(ctx: JobContext<ProcessData>): Promise<void> {
   const turnBudget = attachJobTurnBudget(session, { agent, tts: voice.tts, config, logger, room: { room: ctx.room, callerFrames: vad.frames } });
   ctx.addShutdownCallback(() => turnBudget.close());
   // Acks prepared with the provider's voice would not match the fallback's.
-  const acks = config.ack.mode === 'off' ? undefined : fallback ? prepareAcknowledgements(voice.tts, ackPhrases(config)) : (ctx.proc.userData.acks ?? prepareAcknowledgements(voice.tts, ackPhrases(config)));
+  const voiceName = fallback ? (config.tts.fallback ?? 'local') : config.tts.provider;
+  const prepared = fallback ? undefined : ctx.proc.userData.acks;
+  const acks = config.ack.mode === 'off' ? undefined : (prepared ?? prepareAcknowledgements(voice.tts, ackOptions(config, voiceName)));
   ctx.proc.userData.acks = undefined;
   const ackMode = config.ack.mode;
   if (acks && (ackMode === 'always' || ackMode === 'slow')) {
@@ -252,9 +258,13 @@ export function dispatchedCaller(metadata: string | undefined): string | undefin
   }
 }
 
-/** An early ack is a backchannel ("네." / "Okay."): it plays before the reply and delays it by its length. */
-function ackPhrases(config: AppConfig): { phrases: Partial<typeof EARLY_ACK_PHRASES> } {
-  return { phrases: config.ack.mode === 'early' ? EARLY_ACK_PHRASES : {} };
+/**
+ * An early ack is a backchannel ("네." / "Okay."): it plays before the reply and delays it by its
+ * length. `voice` names the configured provider that speaks them, for the worker's shared audio.
+ */
+function ackOptions(config: AppConfig, voice: string): Partial<AckLibraryOptions> {
+  const shared = config.ack.sharedDir === undefined ? undefined : { store: diskAckStore(config.ack.sharedDir), voice };
+  return { phrases: config.ack.mode === 'early' ? EARLY_ACK_PHRASES : {}, ...(shared ? { shared } : {}) };
 }
 
 export default defineAgent<ProcessData>({ prewarm, entry });
@@ -286,6 +296,12 @@ export function runWorkerCli(argv: string[] = process.argv): void {
   // TURN_DETECTOR=combined: one Smart Turn per worker, in the framework's inference process.
   registerSmartTurnRunner(config.turn.detector);
   shareJobMallocArenas(config);
+  if (config.ack.mode !== 'off') {
+    // Every call's job process would otherwise synthesize the same phrases again.
+    const ackDir = createAckStoreDir();
+    shareAckAudioDir(ackDir.path);
+    process.once('exit', () => ackDir.removeSync());
+  }
   const metricsPort = config.metrics.port;
   if (metricsPort !== undefined) {
     // A metrics port that cannot be had is a configuration error like any other: say so and stop.

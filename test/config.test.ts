@@ -4,7 +4,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig, redactedConfig, shareJobMallocArenas } from '../src/config/index.js';
+import { ConfigError, loadConfig, redactedConfig, shareAckAudioDir, shareJobMallocArenas } from '../src/config/index.js';
 import { runWorkerSettings } from '../src/lifecycle/index.js';
 import { DEFAULT_TURN_POLICY } from '../src/turn/turn-decision.js';
 import { withTimeout } from './helpers/async.js';
@@ -104,7 +104,7 @@ describe('loadConfig', () => {
     expect(config.tts.cartesia.wordTimestamps).toBe(true);
     expect(config.tts.cartesia.apiVersion).toBeUndefined(); // the plugin's 2026-03-01
     expect(config.chunking.policy).toBe('asymmetric');
-    expect(config.ack).toEqual({ mode: 'slow', slowMs: 600 });
+    expect(config.ack).toEqual({ mode: 'slow', slowMs: 600, sharedDir: undefined });
     expect(config.metrics).toEqual({ port: undefined, host: '127.0.0.1' });
     expect(config.logLevel).toBeUndefined();
     expect(runWorkerSettings(config).logLevel).toBe('info');
@@ -246,6 +246,18 @@ describe('loadConfig', () => {
       expect(() => loadConfig({ ...WORKER_ENV, AGENT_MAX_CALLS: '0' })).toThrow(/AGENT_MAX_CALLS/);
       const bad = configError(() => loadConfig({ ...WORKER_ENV, OPENAI_BASE_URL: 'ws://x', AGENT_HTTP_PORT: '0' }));
       expect(bad.problems.map((p) => p.split(' ')[0])).toEqual(['AGENT_HTTP_PORT', 'OPENAI_BASE_URL']);
+    });
+
+    it('hands the job processes the directory where they share acknowledgement audio', () => {
+      const before = process.env.ACK_AUDIO_DIR;
+      try {
+        shareAckAudioDir('/tmp/firstword-acks-x');
+        expect(loadConfig({ ...WORKER_ENV, ACK_AUDIO_DIR: process.env.ACK_AUDIO_DIR }).ack.sharedDir).toBe('/tmp/firstword-acks-x');
+      } finally {
+        if (before === undefined) delete process.env.ACK_AUDIO_DIR;
+        else process.env.ACK_AUDIO_DIR = before;
+      }
+      expect(loadConfig({ ...WORKER_ENV }).ack.sharedDir).toBeUndefined();
     });
 
     it("hands the job processes two malloc arenas unless the operator set MALLOC_ARENA_MAX", () => {

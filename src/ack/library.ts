@@ -4,6 +4,7 @@
  */
 import { log, tts, waitUntilTimeout } from '@livekit/agents';
 import { AudioFrame } from '@livekit/rtc-node';
+import type { AckAudioStore } from './audio-store.js';
 import { ACK_LANGUAGES, type AckLanguage, DEFAULT_ACK_PHRASES } from './phrases.js';
 import { FirstwordTTS } from '@firstword/agents-plugin-tts';
 
@@ -23,6 +24,11 @@ export interface AckLibraryOptions {
   timeoutMs: number;
   /** Source of randomness for {@link AckLibrary.pick}, in [0, 1). @defaultValue Math.random */
   random: () => number;
+  /**
+   * Audio other processes of this worker made with the same voice (`voice`: its provider's
+   * configuration name): read instead of synthesized, and what is synthesized is stored there.
+   */
+  shared?: { store: AckAudioStore; voice: string };
 }
 
 const DEFAULT_ACK_LIBRARY_OPTIONS: AckLibraryOptions = {
@@ -34,8 +40,11 @@ const DEFAULT_ACK_LIBRARY_OPTIONS: AckLibraryOptions = {
 export class AckLibrary {
   readonly #byLanguage = new Map<AckLanguage, CachedAck[]>();
   readonly #random: () => number;
+  /** How many of the phrases were read from the shared store rather than synthesized. */
+  readonly fromStore: number;
 
-  constructor(acks: readonly CachedAck[], random: () => number = Math.random) {
+  constructor(acks: readonly CachedAck[], random: () => number = Math.random, fromStore = 0) {
+    this.fromStore = fromStore;
     for (const ack of acks) {
       const list = this.#byLanguage.get(ack.language) ?? [];
       list.push(ack);
@@ -130,27 +139,38 @@ export async function prepareAcknowledgements(
 ): Promise<AckLibrary> {
   const opts = { ...DEFAULT_ACK_LIBRARY_OPTIONS, ...options };
   const acks: CachedAck[] = [];
+  const origin = { fromStore: 0 };
   // A failed synthesis is also emitted as 'error' on the TTS; outside a session nothing listens,
   // and an unheard 'error' would take the whole prewarmed process down.
   const onError = () => {};
   engine.on('error', onError);
   try {
-    for (const language of ACK_LANGUAGES) await synthesizeLanguage(engine, language, opts, acks);
+    for (const language of ACK_LANGUAGES) await prepareLanguage(engine, language, opts, acks, origin);
   } finally {
     engine.off('error', onError);
   }
-  return new AckLibrary(acks, opts.random);
+  return new AckLibrary(acks, opts.random, origin.fromStore);
 }
 
-async function synthesizeLanguage(engine: tts.TTS, language: AckLanguage, opts: AckLibraryOptions, acks: CachedAck[]): Promise<void> {
+async function prepareLanguage(
+  engine: tts.TTS,
+  language: AckLanguage,
+  opts: AckLibraryOptions,
+  acks: CachedAck[],
+  origin: { fromStore: number },
+): Promise<void> {
   const phrases = opts.phrases[language] ?? DEFAULT_ACK_PHRASES[language];
   for (const [index, text] of phrases.entries()) {
     const id = `${language}:${index}`;
+    const key = opts.shared && { voice: opts.shared.voice, sampleRate: engine.sampleRate, channels: engine.numChannels, text };
     try {
-      const frames = await synthesizeFrames(engine, text, opts.timeoutMs);
+      const stored = key && (await opts.shared?.store.read(key));
+      if (stored) origin.fromStore += 1;
+      const frames = stored ?? (await synthesizeFrames(engine, text, opts.timeoutMs));
       const durationMs = frames.reduce((ms, f) => ms + (f.samplesPerChannel * 1000) / f.sampleRate, 0);
       if (durationMs <= 0) throw new Error('no audio');
       acks.push({ id, language, text, frames, durationMs });
+      if (key && !stored) await opts.shared?.store.write(key, frames);
     } catch (error) {
       log().warn({ ackId: id, provider: engine.provider, error: (error as Error).message }, 'acknowledgement not synthesized');
     }

@@ -10,7 +10,7 @@ import { DEFAULT_TURN_POLICY } from '../turn/turn-decision.js';
 import { CONFIG_DEFAULTS, DEFAULT_CPU_BUDGET_PERCENT, JOB_MALLOC_ARENAS, JOB_PROCESS_START_TIMEOUT_MS, defaultMaxCalls } from './defaults.js';
 import { PROVIDER_FACTS } from './providers.js';
 import type { AppConfig, ConfigMode, TtsProvider, WebAuthSettings } from './types.js';
-import { ENV_SCHEMA, ENV_VARIABLES, type EnvVariable, LEASE_SOCKET_VARIABLE, type ParsedEnv, SECRET_VARIABLES } from './variables.js';
+import { ACK_AUDIO_DIR_VARIABLE, ENV_SCHEMA, ENV_VARIABLES, type EnvVariable, LEASE_SOCKET_VARIABLE, type ParsedEnv, SECRET_VARIABLES } from './variables.js';
 
 export class ConfigError extends Error {
   readonly problems: string[];
@@ -207,7 +207,7 @@ function buildConfig(env: ParsedEnv, provider: TtsProvider, cpuCores: number): A
       connections: { maxPerKey: env.TTS_MAX_SOCKETS_PER_KEY ?? d.maxSocketsPerKey, leaseSocket: env.TTS_LEASE_SOCKET },
     },
     chunking: { policy: env.CHUNK_POLICY ?? d.chunkPolicy },
-    ack: { mode: env.ACK_MODE ?? d.ackMode, slowMs: env.ACK_SLOW_MS ?? d.ackSlowMs },
+    ack: { mode: env.ACK_MODE ?? d.ackMode, slowMs: env.ACK_SLOW_MS ?? d.ackSlowMs, sharedDir: env.ACK_AUDIO_DIR },
     turn: {
       silenceMs: env.TURN_SILENCE_MS ?? d.turn.silenceMs,
       minDelayMs: env.TURN_MIN_DELAY_MS ?? turnDelays(env.TURN_DETECTOR ?? d.turn.detector).minDelayMs,
@@ -268,6 +268,11 @@ export function loadConfig(env: Env = process.env, opts: { mode: ConfigMode; cpu
  */
 export function shareLeaseSocket(path: string): void {
   process.env[LEASE_SOCKET_VARIABLE] = path;
+}
+
+/** Hands the worker's acknowledgement-audio directory to the job processes it will fork. */
+export function shareAckAudioDir(path: string): void {
+  process.env[ACK_AUDIO_DIR_VARIABLE] = path;
 }
 
 /**

@@ -86,7 +86,8 @@ export interface AppConfig {
   };
   /** `asymmetric` is paced (packages/agents-plugin-tts/src/pacing/pacer.ts): the first clause at once when it can keep the audio going. */
   chunking: { policy: ChunkPolicy };
-  ack: { mode: AckMode; slowMs: number };
+  /** `sharedDir`: where the worker's job processes share acknowledgement audio (set for job processes only). */
+  ack: { mode: AckMode; slowMs: number; sharedDir?: string };
   /**
    * How the caller's turn is taken: Silero's silence before it declares the end of speech, the
    * endpointing delays (min when the detector says the turn is over, max when not), the detector,

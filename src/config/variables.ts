@@ -75,6 +75,7 @@ export const ENV_SCHEMA = z.object({
   CHUNK_POLICY: choice(CHUNK_POLICIES),
   ACK_MODE: choice(['off', 'early', 'always', 'slow'] as const),
   ACK_SLOW_MS: wholeNumber(0, 10_000, 'milliseconds'),
+  ACK_AUDIO_DIR: text(),
   BARGE_IN_MIN_SPEECH_MS: wholeNumber(50, 5000, 'milliseconds'),
   TURN_SILENCE_MS: wholeNumber(50, 3000, 'milliseconds'),
   TURN_MIN_DELAY_MS: wholeNumber(0, 5000, 'milliseconds'),
@@ -119,6 +120,8 @@ export type EnvVariable = keyof typeof ENV_SCHEMA.shape;
 
 /** Set by the worker's main process for the job processes it forks (the connection budget's service). */
 export const LEASE_SOCKET_VARIABLE = 'TTS_LEASE_SOCKET' satisfies EnvVariable;
+/** Set by the worker's main process for the job processes it forks (acknowledgement audio they share). */
+export const ACK_AUDIO_DIR_VARIABLE = 'ACK_AUDIO_DIR' satisfies EnvVariable;
 export type ParsedEnv = z.output<typeof ENV_SCHEMA>;
 
 export const ENV_VARIABLES = Object.keys(ENV_SCHEMA.shape) as EnvVariable[];

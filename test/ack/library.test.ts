@@ -1,7 +1,11 @@
 import { initializeLogger } from '@livekit/agents';
 import { AudioFrame } from '@livekit/rtc-node';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { AckLibrary, type CachedAck, DEFAULT_ACK_PHRASES, detectAckLanguage, prepareAcknowledgements } from '../../src/ack/index.js';
+import { diskAckStore } from '../../src/ack/audio-store.js';
 import { tagForText } from '../servers/audio-tag.js';
 import { type ProviderFixture, heardTags, resembleFixture, withTimeout } from '../../packages/agents-plugin-tts/test/driver/harness.js';
 
@@ -95,5 +99,60 @@ describe('prepareAcknowledgements', () => {
     } finally {
       await engine.close();
     }
+  });
+
+  describe('with the worker\'s shared audio', () => {
+    let dir: string | undefined;
+    afterEach(() => {
+      if (dir) rmSync(dir, { recursive: true, force: true });
+      dir = undefined;
+    });
+    const samplesOf = (library: AckLibrary) => library.all().map((a) => [a.id, a.frames.flatMap((f) => Array.from(f.data.subarray(0, f.samplesPerChannel)))]);
+
+    it('synthesizes each phrase once per worker: the next process reads the same audio and asks the provider nothing', async () => {
+      dir = mkdtempSync(join(tmpdir(), 'ack-shared-'));
+      fx = await resembleFixture({ msPerChar: 10 });
+      const first = fx.make();
+      const second = fx.make();
+      try {
+        const made = await withTimeout(prepareAcknowledgements(first, { shared: { store: diskAckStore(dir), voice: 'resemble' } }), 10_000, 'first');
+        const asked = fx.sentTexts().length;
+        expect(asked).toBe(6);
+        expect(made.fromStore).toBe(0);
+        const read = await withTimeout(prepareAcknowledgements(second, { shared: { store: diskAckStore(dir), voice: 'resemble' } }), 10_000, 'second');
+        expect(fx.sentTexts()).toHaveLength(asked);
+        expect(read.fromStore).toBe(6);
+        expect(samplesOf(read)).toEqual(samplesOf(made));
+        expect(read.all().map((a) => a.durationMs)).toEqual(made.all().map((a) => a.durationMs));
+      } finally {
+        await first.close();
+        await second.close();
+      }
+    });
+
+    it('asks again for a phrase that failed, and for another voice', async () => {
+      dir = mkdtempSync(join(tmpdir(), 'ack-shared-'));
+      let failing = true;
+      fx = await resembleFixture({
+        msPerChar: 10,
+        fault: (req) => (failing && String(req.payload.data).includes('잠시만요') ? { kind: 'error-frame', statusCode: 400, errorName: 'BadRequest' } : undefined),
+      });
+      const engine = fx.make();
+      const phrases = { ko: ['잠시만요.', '네, 알겠어요.'], en: [] };
+      try {
+        await withTimeout(prepareAcknowledgements(engine, { phrases, shared: { store: diskAckStore(dir), voice: 'resemble' } }), 10_000, 'first');
+        failing = false;
+        const before = fx.sentTexts().length;
+        const again = await withTimeout(prepareAcknowledgements(engine, { phrases, shared: { store: diskAckStore(dir), voice: 'resemble' } }), 10_000, 'again');
+        expect(fx.sentTexts().slice(before)).toEqual(['잠시만요.']);
+        expect(again.all().map((a) => a.id)).toEqual(['ko:0', 'ko:1']);
+        expect(again.fromStore).toBe(1);
+        const otherVoice = await withTimeout(prepareAcknowledgements(engine, { phrases, shared: { store: diskAckStore(dir), voice: 'local' } }), 10_000, 'other voice');
+        expect(fx.sentTexts().slice(before + 1)).toEqual(['잠시만요.', '네, 알겠어요.']);
+        expect(otherVoice.fromStore).toBe(0);
+      } finally {
+        await engine.close();
+      }
+    });
   });
 });

@@ -22,7 +22,9 @@ import {
   squash,
   synthesizeSpeech,
   userFinals,
+  waitFor,
 } from './agent-calls.js';
+import { EARLY_ACK_PHRASES } from '../../src/ack/phrases.js';
 import { type E2EStack, requireStack, startStack } from './stack.js';
 
 const available = requireStack();
@@ -193,4 +195,23 @@ describe.skipIf(!available)('the production worker in real rooms (local voice)',
         `(${ackHeard!.loudMs} ms loud of its ${Math.round(ack!.durationMs!)} ms)`,
     );
   }, 120_000);
+
+  it('synthesizes its acknowledgements once: the job processes forked for later calls read them back', async () => {
+    interface AcksReady {
+      acks: number;
+      fromStore: number;
+    }
+    const phrases = EARLY_ACK_PHRASES.ko.length + EARLY_ACK_PHRASES.en.length;
+    const readyLines = () =>
+      readFileSync(join(stack.state.runDir, 'worker.log'), 'utf8')
+        .split('\n')
+        .filter((line) => line.includes('"acknowledgements ready"'))
+        .map((line) => JSON.parse(line) as AcksReady);
+    // The calls above each took a prewarmed process and the framework forked its replacement after
+    // the first ones had stored every phrase; a replacement may still be preparing.
+    const lines = await waitFor('a job process that read its acknowledgements', async () => (readyLines().some((l) => l.fromStore > 0) ? readyLines() : undefined), 30_000);
+    expect(lines.every((l) => l.acks === phrases), JSON.stringify(lines)).toBe(true);
+    expect(lines.some((l) => l.fromStore === phrases), JSON.stringify(lines)).toBe(true);
+    console.info(`[test/e2e] acknowledgements: ${lines.map((l) => `${l.fromStore}/${l.acks}`).join(', ')} read from the worker's store per job process`);
+  }, 60_000);
 });
