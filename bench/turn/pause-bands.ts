@@ -41,7 +41,7 @@ export const PAUSE_WORDS: ReadonlyArray<{ words: PauseWords; label: string }> = 
 export interface PlayedTurn {
   language: string;
   /** Each pause: its length, the window it is judged over (timeline clock), what its words read as. */
-  pauses: Array<{ ms: number; from: number; until: number; words?: PauseWords }>;
+  pauses: Array<{ ms: number; from: number; until: number; words: PauseWords }>;
   replyStarts: number[];
   ackStarts: number[];
   firstSoundMs?: number;
@@ -61,8 +61,10 @@ export interface LanguageFigures {
   language: string;
   turns: number;
   bands: BandRow[];
-  /** The same pauses of every length, by what their words read as ({@link PAUSE_WORDS}). */
+  /** The pauses of `byWordsFromMs` or more, by what their words read as ({@link PAUSE_WORDS}). */
   byWords: BandRow[];
+  /** The shortest band's lower bound: shorter pauses are in no band, and not in `byWords`. */
+  byWordsFromMs: number;
   /** At the turn's real end (its last voiced sample). */
   firstSoundP50Ms?: number;
   firstContentP50Ms?: number;
@@ -94,19 +96,21 @@ export function bandFigures(turns: readonly PlayedTurn[], bands: readonly PauseB
     const judged = mine.flatMap((t) =>
       t.pauses.map((p) => {
         const inside = (starts: number[]) => starts.some((s) => s >= p.from && s < p.until);
-        return { ms: p.ms, words: p.words ?? 'none', reply: inside(t.replyStarts), ack: inside(t.ackStarts) };
+        return { ms: p.ms, words: p.words, reply: inside(t.replyStarts), ack: inside(t.ackStarts) };
       }),
     );
     const row = (label: string, of: typeof judged): BandRow => {
       const count = (pick: (p: (typeof of)[number]) => boolean) => share(of.filter(pick).length, of.length);
       return { band: label, pauses: of.length, replyInside: count((p) => p.reply), ackInside: count((p) => p.ack), anyInside: count((p) => p.reply || p.ack) };
     };
-    const counted = judged.filter((p) => p.ms >= (bands[0]?.fromMs ?? 0));
+    const byWordsFromMs = bands[0]?.fromMs ?? 0;
+    const counted = judged.filter((p) => p.ms >= byWordsFromMs);
     return {
       language,
       turns: mine.length,
       bands: bands.map((band) => row(band.label, judged.filter((p) => p.ms >= band.fromMs && p.ms < band.toMs))),
       byWords: PAUSE_WORDS.map(({ words, label }) => row(label, counted.filter((p) => p.words === words))),
+      byWordsFromMs,
       firstSoundP50Ms: median(mine.map((t) => t.firstSoundMs).filter((v): v is number => v !== undefined)),
       firstContentP50Ms: median(mine.map((t) => t.firstContentMs).filter((v): v is number => v !== undefined)),
       unanswered: mine.filter((t) => t.firstContentMs === undefined).length,
@@ -121,7 +125,8 @@ export function bandFigures(turns: readonly PlayedTurn[], bands: readonly PauseB
 export function bandTable(rows: ReadonlyArray<{ setting: string; stt: string; figures: LanguageFigures[] }>, by: 'band' | 'words' = 'band'): string {
   const pct = (v: number) => `${(v * 100).toFixed(0)} %`;
   const ms = (v?: number) => (v === undefined ? '–' : `${Math.round(v)} ms`);
-  const header = ['setting', 'STT', 'lang', by === 'band' ? 'pause band' : 'pauses ≥ 250 ms', 'pauses', 'reply inside', 'ack inside', 'any sound inside', 'first sound p50', 'first content p50', 'unanswered'];
+  const fromMs = Math.min(...rows.flatMap((r) => r.figures.map((f) => f.byWordsFromMs)));
+  const header = ['setting', 'STT', 'lang', by === 'band' ? 'pause band' : `pauses ≥ ${fromMs} ms`, 'pauses', 'reply inside', 'ack inside', 'any sound inside', 'first sound p50', 'first content p50', 'unanswered'];
   const lines = rows.flatMap((r) =>
     r.figures.flatMap((f) =>
       (by === 'band' ? f.bands : f.byWords).map((b, i) => [

@@ -3,11 +3,11 @@ import { describe, expect, it } from 'vitest';
 import { type PlayedTurn, bandFigures, bandTable, playedTurn } from '../../bench/turn/pause-bands.js';
 import type { SpokenTurn } from '../../src/spoken/spoken-session.js';
 
-/** A turn whose pauses are `[ms, from]` (judged until 1,000 ms after they begin). */
+/** A turn whose pauses are `[ms, from]` (judged until 1,000 ms after they begin), with no words heard before them. */
 function turn(language: string, pauses: Array<[number, number]>, sounds: { replies?: number[]; acks?: number[]; firstSoundMs?: number; firstContentMs?: number } = {}): PlayedTurn {
   return {
     language,
-    pauses: pauses.map(([ms, from]) => ({ ms, from, until: from + 1000 })),
+    pauses: pauses.map(([ms, from]) => ({ ms, from, until: from + 1000, words: 'none' as const })),
     replyStarts: sounds.replies ?? [],
     ackStarts: sounds.acks ?? [],
     ...(sounds.firstSoundMs === undefined ? {} : { firstSoundMs: sounds.firstSoundMs }),
@@ -93,6 +93,9 @@ describe('pause bands', () => {
     ]);
     const rows = bandTable([{ setting: 'firstword', stt: 'live:300/150', figures: [ko!] }], 'words').split('\n');
     expect(rows[0]).toContain('pauses ≥ 250 ms');
+    const [fromShorter] = bandFigures([played], [{ label: '100–5000 ms', fromMs: 100, toMs: 5000 }]);
+    expect(fromShorter!.byWords.map((b) => b.pauses)).toEqual([2, 2, 0]);
+    expect(bandTable([{ setting: 'firstword', stt: 'live:300/150', figures: [fromShorter!] }], 'words').split('\n')[0]).toContain('pauses ≥ 100 ms');
     expect(rows[2]).toMatch(/\| words read finished +\| 2 +\| 50 % +\| 50 % +\| 100 % +\|/);
   });
 
