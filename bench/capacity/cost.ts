@@ -1,7 +1,7 @@
 /**
  * What a call costs, from /proc readings (pure functions; bench/capacity/sampler.ts reads them):
- * start-up per job process (fork → "job process ready", then job assignment → "session
- * started"), the steady window's CPU per process and per thread, and ours / stock ratios.
+ * start-up per job process (fork → "job process ready", or "acknowledgements ready" when the
+ * process prepares them after it; then job assignment → "session started"), the steady window's CPU per process and per thread, and ours / stock ratios.
  */
 import { mean } from '../playout.js';
 import type { ThreadCpu } from './proc.js';
@@ -36,12 +36,17 @@ export function cpuAt(series: Series, t: number): number | undefined {
 export interface ProcessMarks {
   pid: number;
   readyAt?: number;
+  /** "acknowledgements ready": the rest of our prewarm, done after the ready line. */
+  preparedAt?: number;
   sessionAt?: number;
 }
 
 export interface StartupCost {
   pid: number;
-  /** CPU from fork to "job process ready": the process's boot and prewarm. */
+  /**
+   * CPU from fork to the end of prewarm: its ready line, or its acknowledgements being ready when
+   * that comes later and before the job reaches it (after, the rest counts in `sessionMs`).
+   */
   bootMs?: number;
   /** CPU from the job reaching it (the later of its ready line and the step's start) to "session started". */
   sessionMs?: number;
@@ -49,10 +54,14 @@ export interface StartupCost {
 
 export function startupCost(series: Series, marks: ProcessMarks, stepStartedAt: number): StartupCost {
   const cost: StartupCost = { pid: marks.pid };
-  if (marks.readyAt !== undefined) cost.bootMs = cpuAt(series, marks.readyAt);
+  const reached = Math.max(marks.readyAt ?? Number.NEGATIVE_INFINITY, stepStartedAt);
+  if (marks.readyAt !== undefined) {
+    const prewarmed = marks.preparedAt === undefined ? marks.readyAt : Math.min(Math.max(marks.readyAt, marks.preparedAt), reached);
+    cost.bootMs = cpuAt(series, prewarmed);
+  }
   if (marks.sessionAt !== undefined) {
     const at = cpuAt(series, marks.sessionAt);
-    const from = cpuAt(series, Math.max(marks.readyAt ?? Number.NEGATIVE_INFINITY, stepStartedAt));
+    const from = cpuAt(series, reached);
     if (at !== undefined && from !== undefined) cost.sessionMs = at - from;
   }
   return cost;

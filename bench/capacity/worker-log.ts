@@ -35,16 +35,18 @@ export function capacityTransitions(logFile: string): Transition[] {
 }
 
 /**
- * Each job process's "job process ready" (end of prewarm) and "session started" times, by pid:
- * both workers log these two messages, and pino puts the process's pid on every line.
+ * Each job process's "job process ready" (end of prewarm), "acknowledgements ready" (ours only:
+ * the phrases prepared after it) and "session started" times, by pid: pino puts the process's
+ * pid on every line.
  */
 export function processMarks(text: string): Map<number, ProcessMarks> {
   const marks = new Map<number, ProcessMarks>();
-  for (const needle of ['"job process ready"', '"session started"']) {
+  for (const needle of ['"job process ready"', '"acknowledgements ready"', '"session started"']) {
     for (const v of records(text, needle)) {
       if (typeof v.pid !== 'number' || typeof v.time !== 'number') continue;
       const entry = marks.get(v.pid) ?? { pid: v.pid };
       if (v.msg === 'job process ready') entry.readyAt ??= v.time;
+      else if (v.msg === 'acknowledgements ready') entry.preparedAt ??= v.time;
       else if (v.msg === 'session started') entry.sessionAt ??= v.time;
       else continue;
       marks.set(v.pid, entry);

@@ -60,6 +60,8 @@ describe('startupCost', () => {
     ['no session line: boot only', { pid: 7, readyAt: 1250 }, 1100, { pid: 7, bootMs: 150 }],
     ['session after the last sample: unknown', { pid: 7, readyAt: 1000, sessionAt: 3000 }, 1500, { pid: 7, bootMs: 100 }],
     ['no ready line: session from the step start', { pid: 7, sessionAt: 2000 }, 1250, { pid: 7, sessionMs: 250 }],
+    ['acknowledgements ready before the job: boot until then', { pid: 7, readyAt: 1000, preparedAt: 1250, sessionAt: 2000 }, 1500, { pid: 7, bootMs: 150, sessionMs: 250 }],
+    ['acknowledgements still preparing when the job came: the rest counts in the session', { pid: 7, readyAt: 1000, preparedAt: 1750, sessionAt: 2000 }, 1250, { pid: 7, bootMs: 150, sessionMs: 250 }],
   ])('%s', (_name, marks, stepStartedAt, expected) => {
     expect(startupCost(series, marks, stepStartedAt)).toEqual(expected);
   });
@@ -143,6 +145,7 @@ describe('steadyCost and startupSummary', () => {
       [
         '{"level":30,"time":900,"pid":2,"msg":"job process ready"}',
         '{"level":30,"time":1000,"pid":3,"msg":"job process ready"}',
+        '{"level":30,"time":1400,"pid":3,"acks":6,"fromStore":6,"msg":"acknowledgements ready"}',
         '{"level":30,"time":5000,"pid":2,"job":"AJ_x","msg":"session started"}',
         'not json "session started"',
         '{"level":30,"time":5100,"pid":3,"msg":"session started"}',
@@ -152,7 +155,7 @@ describe('steadyCost and startupSummary', () => {
     );
     expect([...marks.values()]).toEqual([
       { pid: 2, readyAt: 900, sessionAt: 5000 },
-      { pid: 3, readyAt: 1000, sessionAt: 5100 },
+      { pid: 3, readyAt: 1000, preparedAt: 1400, sessionAt: 5100 },
       { pid: 4, sessionAt: 99000 },
     ]);
     const pids = callProcesses(marks, 4000, 20_000);
@@ -162,13 +165,14 @@ describe('steadyCost and startupSummary', () => {
       [100_000, 100_000],
     ];
     const up = startupSummary(pids, { role, series: () => linear, marks }, 4000);
-    // Boot: CPU at the ready line (900, 1000 ms); session: from the step's start (4000) to the session line.
+    // Boot: CPU at the ready line (900 ms), or at the acknowledgements' (1400 ms); session: from the
+    // step's start (4000) to the session line.
     expect(up.each).toEqual([
       { pid: 2, bootCpuS: 0.9, sessionCpuS: 1 },
-      { pid: 3, bootCpuS: 1, sessionCpuS: 1.1 },
+      { pid: 3, bootCpuS: 1.4, sessionCpuS: 1.1 },
     ]);
-    expect(up.bootCpuS).toBeCloseTo(0.95);
-    expect(up.perCallCpuS).toBeCloseTo(0.95 + 1.05);
+    expect(up.bootCpuS).toBeCloseTo(1.15);
+    expect(up.perCallCpuS).toBeCloseTo(1.15 + 1.05);
   });
 });
 
