@@ -296,12 +296,7 @@ export function runWorkerCli(argv: string[] = process.argv): void {
   // TURN_DETECTOR=combined: one Smart Turn per worker, in the framework's inference process.
   registerSmartTurnRunner(config.turn.detector);
   shareJobMallocArenas(config);
-  if (config.ack.mode !== 'off') {
-    // Every call's job process would otherwise synthesize the same phrases again.
-    const ackDir = createAckStoreDir();
-    shareAckAudioDir(ackDir.path);
-    process.once('exit', () => ackDir.removeSync());
-  }
+  if (config.ack.mode !== 'off') shareAcknowledgements();
   const metricsPort = config.metrics.port;
   if (metricsPort !== undefined) {
     // A metrics port that cannot be had is a configuration error like any other: say so and stop.
@@ -352,6 +347,18 @@ export function runWorkerCli(argv: string[] = process.argv): void {
       process.exit(1);
     },
   );
+}
+
+/** Every call's job process would otherwise synthesize the same phrases again. */
+function shareAcknowledgements(): void {
+  try {
+    const ackDir = createAckStoreDir();
+    shareAckAudioDir(ackDir.path);
+    process.once('exit', () => ackDir.removeSync());
+  } catch (error) {
+    // Not a reason to refuse calls: each job process then synthesizes its own.
+    process.stderr.write(`acknowledgements will be synthesized once per call: no directory for them (${(error as Error).message})\n`);
+  }
 }
 
 const invokedDirectly =

@@ -3,14 +3,14 @@
  * written is read back sample for sample, frame for frame, and anything else — another phrase's
  * file, a torn or foreign file — reads as absent, so the phrase is synthesized instead.
  */
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { initializeLogger } from '@livekit/agents';
 import { AudioFrame } from '@livekit/rtc-node';
 import fc from 'fast-check';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { type AckAudioKey, decodeAckAudio, diskAckStore, encodeAckAudio } from '../../src/ack/audio-store.js';
+import { type AckAudioKey, createAckStoreDir, decodeAckAudio, diskAckStore, encodeAckAudio } from '../../src/ack/audio-store.js';
 
 const KEY: AckAudioKey = { voice: 'resemble', sampleRate: 24000, channels: 1, text: '네, 확인해 볼게요.' };
 
@@ -102,5 +102,18 @@ describe('diskAckStore', () => {
     rmSync(path, { recursive: true, force: true });
     await expect(store.write(KEY, [frame([1, 2])])).resolves.toBeUndefined();
     expect(await store.read(KEY)).toBeUndefined();
+  });
+});
+
+describe('createAckStoreDir', () => {
+  it("makes a directory only this user can read, and removes it with what the job processes stored", async () => {
+    const dir = createAckStoreDir();
+    try {
+      expect(statSync(dir.path).mode & 0o777).toBe(0o700);
+      await diskAckStore(dir.path).write(KEY, [frame([1])]);
+    } finally {
+      dir.removeSync();
+    }
+    expect(existsSync(dir.path)).toBe(false);
   });
 });
