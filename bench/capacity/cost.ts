@@ -1,7 +1,8 @@
 /**
  * What a call costs, from /proc readings (pure functions; bench/capacity/sampler.ts reads them):
  * start-up per job process (fork → "job process ready", or "acknowledgements ready" when the
- * process prepares them after it; then job assignment → "session started"), the steady window's CPU per process and per thread, and ours / stock ratios.
+ * process prepares them after it; then job assignment → "session started"), the steady window's
+ * CPU per process and per thread, and ours / stock ratios.
  */
 import { mean } from '../playout.js';
 import type { ThreadCpu } from './proc.js';

@@ -1,13 +1,14 @@
 /**
  * Acknowledgement audio shared by a worker's job processes. LiveKit Agents forks a fresh job
  * process for every call, and each one would otherwise synthesize the same few phrases again:
- * billed characters and a provider connection per call, and the process's CPU (with the embedded
- * voice, most of a CPU-second). The first process that synthesizes a phrase writes its frames
- * here; the rest read them back.
+ * billed characters and a provider connection per call, and the process's CPU (0.1–0.2
+ * CPU-second with a provider, up to half of one with the embedded voice). The first process that
+ * synthesizes a phrase writes its frames here; the rest read them back.
  *
  * The worker makes the directory (private, 0700) before it forks any job process, hands its path
  * down in the environment, and removes it when it exits: the configuration, and so the voice, is
- * fixed for that time, which is why a key names only the voice's provider, its rate and the phrase.
+ * fixed for that time, which is why a key names only the voice's provider, its rate, its channels
+ * and the phrase.
  *
  * File format (little-endian): the 8-byte magic, sample rate, channels, frame count and key length
  * (u32 each), the key (UTF-8), each frame's samples per channel (u32), then the 16-bit samples. A
@@ -15,7 +16,7 @@
  */
 import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { readFile, rename, writeFile } from 'node:fs/promises';
+import { readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { log } from '@livekit/agents';
@@ -116,7 +117,7 @@ export function diskAckStore(dir: string): AckAudioStore {
         await rename(partial, file);
       } catch (error) {
         log().warn({ error: (error as Error).message }, 'acknowledgement not stored: other job processes will synthesize it again');
-        rmSync(partial, { force: true });
+        await rm(partial, { force: true }).catch(() => {});
       }
     },
   };
