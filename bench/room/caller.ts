@@ -69,8 +69,8 @@ export async function joinCaller(label: string, roomName: string, agentName: str
     });
   });
   await room.connect(stackVariable('LIVEKIT_URL'), await token(roomName, agentName, identity), { autoSubscribe: true, dynacast: false });
-  // Queue of one frame ahead at most: the Mic paces itself (see mic.ts).
-  const source = new AudioSource(48_000, 1, 200);
+  // The Mic paces itself with a lead of its own (see mic.ts); the SDK's default queue holds it.
+  const source = new AudioSource(48_000, 1);
   const mic = new Mic(source);
   const leaveEarly = async () => {
     await mic.stop();

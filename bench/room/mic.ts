@@ -5,16 +5,21 @@
  *
  * We pace it ourselves against an absolute schedule rather than letting captureFrame's queue do
  * it: captureFrame accepts a whole second at once before it starts to wait, so the moment a frame
- * is handed over says little about when it leaves. With our pacing the source's queue stays
- * near-empty, and a sample's time is taken as the wall clock at hand-over plus what is still
- * queued ahead of it (the SDK's own `queuedDuration`) plus its offset in the frame — within about
- * one 10 ms frame of when WebRTC takes it.
+ * is handed over says little about when it leaves. A sample's time is taken as the wall clock at
+ * hand-over plus what is still queued ahead of it (the SDK's own `queuedDuration`) plus its offset
+ * in the frame — within about one 10 ms frame of when WebRTC takes it.
+ *
+ * The schedule runs LEAD_MS ahead, so that much is always queued: a caller process whose event
+ * loop stalls (a loaded machine, a node killed beside it) would otherwise leave a silence inside
+ * its speech, which the agent rightly hears as a pause and answers. Stalls shorter than the lead
+ * leave no trace in what is sent; a longer one is counted in `stalls`.
  */
 import { AudioFrame, type AudioSource } from '@livekit/rtc-node';
 
 const RATE = 48_000;
 const FRAME = RATE / 100;
 const FRAME_MS = 10;
+export const LEAD_MS = 250;
 
 export interface Playing {
   /** Wall-clock ms (Date.now() scale) when the clip's first / last voiced sample left. */
@@ -45,7 +50,7 @@ export class Mic {
   #current: Current | undefined;
   #stopped = false;
   #loop: Promise<void> | undefined;
-  /** Times the pump fell more than 100 ms behind and restarted its schedule. */
+  /** Times the pump fell further behind than its lead: the queue ran dry, a gap went out. */
   stalls = 0;
 
   constructor(source: AudioSource) {
@@ -85,15 +90,17 @@ export class Mic {
   }
 
   async #pump(): Promise<void> {
-    let t0 = performance.now();
+    let t0 = performance.now() - LEAD_MS;
     let k = 0;
     while (!this.#stopped) {
       const late = performance.now() - (t0 + k * FRAME_MS);
       if (late < -1) await new Promise((resolve) => setTimeout(resolve, -late));
-      else if (late > 100) {
-        // A stalled event loop: restart the schedule rather than burst a backlog into the queue.
+      else if (late > LEAD_MS + FRAME_MS) {
+        // The queue ran dry (for more than a frame: the lead's own first burst is late by the lead
+        // itself): the gap has gone out already, so build the lead again from now rather than
+        // burst the whole backlog into the queue.
         this.stalls++;
-        t0 = performance.now();
+        t0 = performance.now() - LEAD_MS;
         k = 0;
       }
       const data = new Int16Array(FRAME);
@@ -106,12 +113,14 @@ export class Mic {
         clip.offset += part.length;
         if (clip.firstVoiced >= start && clip.firstVoiced < start + FRAME) marks.push([clip.firstVoiced - start, clip.resolveFirst]);
         if (clip.lastVoiced >= start && clip.lastVoiced < start + FRAME) marks.push([clip.lastVoiced - start, clip.resolveLast]);
-        if (clip.offset >= clip.samples.length) {
-          this.#current = undefined;
-          queueMicrotask(clip.resolveDone);
-        }
       }
-      const leavesAt = Date.now() + this.#source.queuedDuration;
+      const queuedMs = this.#source.queuedDuration;
+      const leavesAt = Date.now() + queuedMs;
+      if (clip && clip.offset >= clip.samples.length) {
+        this.#current = undefined;
+        // Done means out, not handed over: the lead is still ahead of the last frame.
+        setTimeout(clip.resolveDone, queuedMs + FRAME_MS);
+      }
       for (const [index, resolve] of marks) resolve(leavesAt + (index * 1000) / RATE);
       marks = [];
       await this.#source.captureFrame(new AudioFrame(data, RATE, 1, FRAME));

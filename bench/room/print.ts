@@ -3,6 +3,7 @@ import type { JoinedTurn } from './join.js';
 import { STAGE_KEYS, STAGE_LABELS } from './join.js';
 import type { WorkerWarnings } from './stack-run.js';
 import type { Dist, Group, Summary } from './summary.js';
+import { LEAD_MS } from './mic.js';
 
 export interface PrintContext {
   log: (line: string) => void;
@@ -128,7 +129,7 @@ export function printReport(s: Summary, turns: readonly JoinedTurn[], c: PrintCo
   log(
     `  load average ${c.loadBefore} before, ${c.loadAfter} after; caller event-loop delay ` +
       (loop ? `p50 ${loop.p50Ms.toFixed(1)} / p99 ${loop.p99Ms.toFixed(1)} / max ${loop.maxMs.toFixed(0)} ms` : 'n/a') +
-      `; microphone stalls (> 100 ms late) ${stalls}; longest gap between received frames ${readGap} ms` +
+      `; microphone gaps (stalls past its ${LEAD_MS} ms lead) ${stalls}; longest gap between received frames ${readGap} ms` +
       (typeof c.done?.cpuShare === 'number' ? `; caller process ${Math.round(100 * c.done.cpuShare)}% of one core` : ''),
   );
   const lags = turns.map((t) => t.firstAudioReadLagMs ?? 0);

@@ -110,7 +110,7 @@ export async function runTurn(spec: TurnSpec, caller: Caller, control: Control, 
   if (!first) return fail('no agent audio within 20 s of the end of speech');
   if (first.at <= lastVoicedAt) {
     result.firstAudioAt = first.at;
-    // A stalled caller (its own event loop, > 100 ms) leaves a silence in its speech that the agent may hear as a pause.
+    // A caller stalled past its microphone's lead leaves a silence in its speech that the agent may hear as a pause.
     const stalled = mic.stalls - stallsBefore;
     return fail(`agent audio ${Math.round(lastVoicedAt - first.at)} ms before the caller's last voiced sample (turn split?; the caller's microphone stalled ${stalled} times in its speech)`);
   }
