@@ -24,10 +24,11 @@ COPY patches ./patches
 RUN npm ci --no-audit --no-fund
 # `npm run build` (scripts/build.mjs), as `npm start`, PM2 and systemd do: the TTS plugin (an npm
 # workspace: packages/agents-plugin-tts/dist), then the application against its declarations
-# (tsconfig.build.json); rootDir keeps dist/ at the same depth as src/ (paths relative to the
-# project root hold).
+# (tsconfig.build.json), then the worker bundled from both (scripts/bundle.mjs, which names files
+# by their path under /app, the same in both stages); rootDir keeps dist/ at the same depth as
+# src/ (paths relative to the project root hold).
 COPY tsconfig.json tsconfig.build.json ./
-COPY scripts/build.mjs ./scripts/
+COPY scripts/build.mjs scripts/bundle.mjs ./scripts/
 COPY packages/agents-plugin-tts ./packages/agents-plugin-tts
 COPY src ./src
 RUN npm run build

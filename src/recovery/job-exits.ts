@@ -40,10 +40,19 @@ export function jobExecutorModuleUrl(): string {
   return pathToFileURL(join(dirname(entry), 'ipc', 'job_proc_executor.js')).href;
 }
 
+/**
+ * The production bundle (scripts/bundle.mjs) carries its own copy of the framework, whose pool
+ * uses that copy's executor rather than the file: the bundle hands it over here.
+ */
+const BUNDLED_EXECUTOR = Symbol.for('firstword.bundledJobExecutor');
+
+type ExecutorModule = { JobProcExecutor?: { prototype?: Partial<ExecutorPrototype> } };
+
 /** The executor's prototype, or an error naming what is no longer where it was. */
 export async function jobExecutorPrototype(): Promise<ExecutorPrototype> {
-  const url = jobExecutorModuleUrl();
-  const module = (await import(url)) as { JobProcExecutor?: { prototype?: Partial<ExecutorPrototype> } };
+  const bundled = (globalThis as Record<symbol, ExecutorModule | undefined>)[BUNDLED_EXECUTOR];
+  const url = bundled ? 'the bundled job_proc_executor.js' : jobExecutorModuleUrl();
+  const module = bundled ?? ((await import(url)) as ExecutorModule);
   const prototype = module.JobProcExecutor?.prototype;
   if (typeof prototype?.launchJob !== 'function') throw new Error(`@livekit/agents changed: ${url} has no JobProcExecutor.prototype.launchJob`);
   return prototype as ExecutorPrototype;

@@ -353,10 +353,10 @@ describe.skipIf(!available)('the production worker in real rooms (Cartesia fake,
       expect(registered!.time as number).toBeLessThanOrEqual(startReturnedAt);
       expect((await status())?.pm2_env.status).toBe('online');
 
-      // The production command runs compiled JavaScript, and so does every process it forks: the
+      // The production command runs the bundled worker, and so does every process it forks: the
       // worker is `node --max-semi-space-size=2 --conditions=firstword-compiled dist/agent.js start`
-      // (the build ran when PM2 loaded the process file), its job processes load dist/agent.js with
-      // the same Node flags, and nothing loads tsx.
+      // (the build ran when PM2 loaded the process file), its job processes are the bundle's job
+      // entry loading dist/agent.js with the same Node flags, and nothing loads tsx.
       const workerPid = (await status())!.pid;
       const isJobProcess = (argv: string[]) => argv.some((a) => a.endsWith('job_proc_lazy_main.js'));
       const tree = await waitFor('a job process of the PM2 worker', async () => {
@@ -367,7 +367,8 @@ describe.skipIf(!available)('the production worker in real rooms (Cartesia fake,
       const worker = tree.find((p) => p.pid === workerPid)!;
       expect(worker.argv.slice(1)).toEqual(['--max-semi-space-size=2', '--conditions=firstword-compiled', join('dist', 'agent.js'), 'start']);
       const jobs = tree.filter((p) => isJobProcess(p.argv));
-      for (const job of jobs) expect(job.argv).toEqual(expect.arrayContaining([compiledAgent, '--max-semi-space-size=2', '--conditions=firstword-compiled']));
+      const bundledJobMain = resolve(import.meta.dirname, '../../dist/job_proc_lazy_main.js');
+      for (const job of jobs) expect(job.argv).toEqual(expect.arrayContaining([bundledJobMain, compiledAgent, '--max-semi-space-size=2', '--conditions=firstword-compiled']));
       // glibc reads its arena limit as a process starts: the worker hands it to what it forks.
       for (const job of jobs) expect(readFileSync(`/proc/${job.pid}/environ`, 'utf8').split('\0')).toContain('MALLOC_ARENA_MAX=2');
       for (const member of tree) expect(member.argv.filter((a) => /tsx|\.ts$/.test(a)), `${member.pid}: ${member.argv.join(' ')}`).toEqual([]);
