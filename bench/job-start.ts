@@ -3,11 +3,13 @@
  * (its job_proc_lazy_main.js with the agent's file as argument, the worker's Node flags inherited),
  * timed from fork to two of its log lines: "job process ready" (the framework's "initialized"
  * reply follows it once prewarm returns: VAD loaded, TTS socket opening) and "acknowledgements
- * ready" (the phrases prepared after it, before any call needs them). Three ways to run it:
+ * ready" (the phrases prepared after it, before any call needs them). Four ways to run it:
  *
  *   tsx          `node --import tsx src/agent.ts start`: every job process compiles TypeScript
- *   compiled     `npm start`'s Node flags (read from package.json) and dist/agent.js, each
- *                process synthesizing its acknowledgements
+ *   modules      compiled, but loaded module by module as before the bundle (./unbundled-agent.ts,
+ *                the framework's own job process entry)
+ *   compiled     `npm start`'s Node flags (read from package.json), the bundle's job process entry
+ *                and dist/agent.js (scripts/bundle.mjs), each process synthesizing its acknowledgements
  *   shared-acks  the same, with the worker's acknowledgement store (ACK_AUDIO_DIR) that the
  *                unmeasured first start filled: what every job process after a worker's first pays
  *
@@ -15,7 +17,7 @@
  * process) or `--voice resemble` (the Resemble protocol fake from test/servers, in this process,
  * pacing like the live service: the job process only receives and frames the audio).
  *
- * One process at a time, the three alternating; wall time, CPU (user + system, all threads,
+ * One process at a time, the four alternating; wall time, CPU (user + system, all threads,
  * from /proc) at each line, and memory (RSS and its anonymous part, /proc/PID/smaps_rollup) at
  * the second: what every prewarmed process holds before a call. No LiveKit server is needed:
  * nothing connects before a job arrives. `--node BIN` forks them on another Node binary
@@ -30,9 +32,12 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { startResembleServer } from '../test/servers/resemble-server.js';
+import { writeUnbundledAgent } from './unbundled-agent.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
-const JOB_MAIN = join(dirname(createRequire(import.meta.url).resolve('@livekit/agents')), 'ipc', 'job_proc_lazy_main.js');
+/** The framework's job process entry as a module of its own, and as the bundle's (scripts/bundle.mjs). */
+const FRAMEWORK_JOB_MAIN = join(dirname(createRequire(import.meta.url).resolve('@livekit/agents')), 'ipc', 'job_proc_lazy_main.js');
+const BUNDLED_JOB_MAIN = join(ROOT, 'dist', 'job_proc_lazy_main.js');
 const CLOCK_TICKS_PER_S = 100;
 
 const ACK_DIR = mkdtempSync(join(tmpdir(), 'fw-job-start-acks-'));
@@ -44,9 +49,10 @@ const START_FLAGS = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')
   .filter((word) => word.startsWith('--'));
 
 const VARIANTS = {
-  tsx: { execArgv: ['--import', 'tsx'], agent: join(ROOT, 'src', 'agent.ts'), ackDir: undefined },
-  compiled: { execArgv: START_FLAGS, agent: join(ROOT, 'dist', 'agent.js'), ackDir: undefined },
-  'shared-acks': { execArgv: START_FLAGS, agent: join(ROOT, 'dist', 'agent.js'), ackDir: ACK_DIR },
+  tsx: { execArgv: ['--import', 'tsx'], jobMain: FRAMEWORK_JOB_MAIN, agent: join(ROOT, 'src', 'agent.ts'), ackDir: undefined },
+  modules: { execArgv: START_FLAGS, jobMain: FRAMEWORK_JOB_MAIN, agent: await writeUnbundledAgent(ROOT), ackDir: undefined },
+  compiled: { execArgv: START_FLAGS, jobMain: BUNDLED_JOB_MAIN, agent: join(ROOT, 'dist', 'agent.js'), ackDir: undefined },
+  'shared-acks': { execArgv: START_FLAGS, jobMain: BUNDLED_JOB_MAIN, agent: join(ROOT, 'dist', 'agent.js'), ackDir: ACK_DIR },
 } as const;
 type Variant = keyof typeof VARIANTS;
 
@@ -101,10 +107,10 @@ interface Sample {
 }
 
 async function sample(variant: Variant): Promise<Sample> {
-  const { execArgv, agent, ackDir } = VARIANTS[variant];
+  const { execArgv, jobMain, agent, ackDir } = VARIANTS[variant];
   const env = ackDir ? { ...ENV, ACK_AUDIO_DIR: ackDir } : ENV;
   const started = performance.now();
-  const child: ChildProcess = fork(JOB_MAIN, [agent], { execArgv: [...execArgv], execPath: NODE, env, cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit', 'ipc'] });
+  const child: ChildProcess = fork(jobMain, [agent], { execArgv: [...execArgv], execPath: NODE, env, cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit', 'ipc'] });
   const mark = (): Mark => ({ wallMs: Math.round(performance.now() - started), cpuMs: cpuMs(child.pid!) });
   try {
     const lines = createInterface({ input: child.stdout! });
@@ -141,7 +147,7 @@ execFileSync(process.execPath, [join(ROOT, 'scripts', 'build.mjs')], { stdio: 'i
 // acknowledgement store filled, as on a worker that has started job processes before.
 for (const variant of VARIANT_NAMES) await sample(variant);
 
-const samples: Record<Variant, Sample[]> = { tsx: [], compiled: [], 'shared-acks': [] };
+const samples: Record<Variant, Sample[]> = { tsx: [], modules: [], compiled: [], 'shared-acks': [] };
 for (let i = 0; i < SAMPLES; i += 1) {
   for (const variant of VARIANT_NAMES) {
     const s = await sample(variant);
@@ -167,6 +173,10 @@ const summary = (variant: Variant) => {
 const ratio = (a: number, b: number) => Number((a / b).toFixed(2));
 const medians = Object.fromEntries(VARIANT_NAMES.map((v) => [v, summary(v)])) as Record<Variant, ReturnType<typeof summary>>;
 const ratios = {
+  bundledOverModulesReadyCpu: ratio(medians.compiled.readyCpuMs, medians.modules.readyCpuMs),
+  bundledOverModulesReadyWall: ratio(medians.compiled.readyWallMs, medians.modules.readyWallMs),
+  bundledOverModulesAcksReadyCpu: ratio(medians.compiled.acksReadyCpuMs, medians.modules.acksReadyCpuMs),
+  bundledOverModulesRss: ratio(medians.compiled.rssMb, medians.modules.rssMb),
   tsxOverCompiledAcksReadyCpu: ratio(medians.tsx.acksReadyCpuMs, medians.compiled.acksReadyCpuMs),
   sharedOverCompiledAcksReadyCpu: ratio(medians['shared-acks'].acksReadyCpuMs, medians.compiled.acksReadyCpuMs),
   sharedOverCompiledAcksReadyWall: ratio(medians['shared-acks'].acksReadyWallMs, medians.compiled.acksReadyWallMs),
