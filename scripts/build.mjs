@@ -66,7 +66,9 @@ function holderAlive() {
     return true;
   } catch (error) {
     // EPERM: alive, another user's. No pid file yet: its holder is writing it.
-    return error?.code === 'EPERM' || (error?.code === 'ENOENT' && existsSync(LOCK) && Date.now() - statSync(LOCK).mtimeMs < 5_000);
+    if (error?.code === 'EPERM') return true;
+    const made = statSync(LOCK, { throwIfNoEntry: false });
+    return error?.code === 'ENOENT' && made !== undefined && Date.now() - made.mtimeMs < 5_000;
   }
 }
 function lock() {

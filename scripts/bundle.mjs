@@ -131,6 +131,8 @@ export async function bundleWorker(root) {
     platform: 'node',
     target: 'node20',
     outdir: dist,
+    // The metafile's paths are relative to this, whatever directory the build was started from.
+    absWorkingDir: root,
     chunkNames: `${CHUNK_PREFIX}[hash]`,
     allowOverwrite: true,
     conditions: ['firstword-compiled'],

@@ -64,6 +64,17 @@ describe('the bundled worker', () => {
     for (const url of located) expect(existsSync(fileURLToPath(url)), url).toBe(true);
   });
 
+  it('bundles again a tree that was bundled in another directory, whatever directory the build starts in', () => {
+    const statePath = path.join(dist, '.bundle-state');
+    const state = JSON.parse(readFileSync(statePath, 'utf8')) as { root: string; outputs: string[] };
+    writeFileSync(statePath, JSON.stringify({ ...state, root: '/elsewhere' }));
+    execFileSync(process.execPath, [path.join(root, 'scripts', 'build.mjs')], { cwd: work, stdio: 'pipe' });
+    const rebuilt = JSON.parse(readFileSync(statePath, 'utf8')) as { root: string; outputs: string[] };
+    expect(rebuilt.root).toBe(root);
+    expect(rebuilt.outputs).toEqual(state.outputs);
+    for (const file of rebuilt.outputs) expect(existsSync(path.join(root, file)), file).toBe(true);
+  }, 120_000);
+
   it('waits for a build under way, and takes over the lock of a build that was killed', async () => {
     const lock = path.join(root, 'node_modules', '.cache', 'firstword-build.lock');
     mkdirSync(lock, { recursive: true });
