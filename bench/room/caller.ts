@@ -38,6 +38,13 @@ export interface JoinedCaller extends Caller {
   listeningAt: number;
   /** Stops the mic and the ear, leaves the room. */
   leave(): Promise<void>;
+  /**
+   * Whether someone in the room subscribes to the microphone, as the agent does. After a full
+   * reconnect rtc-node republishes the track itself, but under load that publication sometimes
+   * never carries media (the server logs "publish time out", and the agent hears nothing): a
+   * caller whose microphone nobody has subscribed to within `withinMs` publishes it again, once.
+   */
+  microphoneHeard(withinMs: number): Promise<{ heard: boolean; republished: boolean }>;
 }
 
 /** `label` names the caller in errors. Throws when the agent is not listening by `deadline` (Date.now() ms). */
@@ -72,11 +79,21 @@ export async function joinCaller(label: string, roomName: string, agentName: str
   // The Mic paces itself with a lead of its own (see mic.ts); the SDK's default queue holds it.
   const source = new AudioSource(48_000, 1);
   const mic = new Mic(source);
+  // Subscribed since the last reconnect began: the subscription of the connection before it is gone.
+  let micSubscribed = false;
+  room.on(RoomEvent.Reconnecting, () => (micSubscribed = false));
+  room.on(RoomEvent.LocalTrackSubscribed, () => (micSubscribed = true));
+  const publishMic = () =>
+    room.localParticipant!.publishTrack(LocalAudioTrack.createAudioTrack('caller', source), new TrackPublishOptions({ source: TrackSource.SOURCE_MICROPHONE }));
+  const subscribedWithin = async (ms: number) => {
+    for (const until = Date.now() + ms; !micSubscribed && Date.now() < until; ) await new Promise((resolve) => setTimeout(resolve, 100));
+    return micSubscribed;
+  };
   const leaveEarly = async () => {
     await mic.stop();
     await room.disconnect();
   };
-  await room.localParticipant!.publishTrack(LocalAudioTrack.createAudioTrack('caller', source), new TrackPublishOptions({ source: TrackSource.SOURCE_MICROPHONE }));
+  await publishMic();
   mic.start();
   const agentTrack = await Promise.race([track, new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), deadline - Date.now()))]);
   if (!agentTrack) {
@@ -102,6 +119,14 @@ export async function joinCaller(label: string, roomName: string, agentName: str
     async leave() {
       ear.close();
       await leaveEarly();
+    },
+    async microphoneHeard(withinMs) {
+      if (await subscribedWithin(withinMs)) return { heard: true, republished: false };
+      for (const publication of [...room.localParticipant!.trackPublications.values()]) {
+        if (publication.sid) await room.localParticipant!.unpublishTrack(publication.sid);
+      }
+      await publishMic();
+      return { heard: await subscribedWithin(withinMs), republished: true };
     },
   };
 }

@@ -92,6 +92,10 @@ async function main(): Promise<void> {
     const spec: TurnSpec = { id: turnId++, strategy: 'firstword', kind: 'turn', scenario: label, language: 'en', clip: 'speech', transcript: plan.transcript, msPerChar: 60, pauseBeforeMs: 200 };
     const startedAt = Date.now();
     try {
+      if (reconnectedAt !== undefined) {
+        const microphone = await caller.microphoneHeard(10_000);
+        if (microphone.republished) emit('event', { what: `microphone published again: no one subscribed to it after the reconnect; ${microphone.heard ? 'now subscribed' : 'still not subscribed'}` });
+      }
       const before = (await control.openaiStats()).chatReplies.length;
       const r = await runTurn(spec, caller, control, clips, LOUD);
       // Every reply the model gave during the turn: two agents in the room each ask for one.
