@@ -11,7 +11,7 @@ import { dirname, join, resolve } from 'node:path';
 import { prepareClips } from '../../bench/room/speech.js';
 import type { DriverEvent } from '../../bench/room/stack-run.js';
 import { RESUMING_CALL } from '../../src/recovery/dispatch-metadata.js';
-import { ROOM_BACK_DEAF } from '../../src/recovery/lost-room.js';
+import { isBrokenRoomHandOver } from '../../src/recovery/lost-room.js';
 import { DEPARTURE_TIMEOUT_S } from '../stack/livekit-config.js';
 import { isAlive, running } from '../stack/processes.js';
 import { down, restartComponent, startExtraWorker, up } from '../stack/stack.js';
@@ -134,8 +134,8 @@ async function restartDrill(ctx: Ctx, which: 'livekit-server' | 'redis'): Promis
     },
     leftover: await leftover(ctx),
     // After a server restart: one agent in the room, answering its next turn: the call's own, or
-    // the successor it handed the call to when its room came back deaf.
-    ok: Boolean(bTurn?.ok) && (which !== 'livekit-server' || (oneAgentAfter(agents, logLines(ctx.logFile).some((l) => l.time >= goneAt && l.msg === ROOM_BACK_DEAF)) && Boolean(turnOf(a, 'after')?.ok))),
+    // the successor it handed the call to when its room came back deaf or mute.
+    ok: Boolean(bTurn?.ok) && (which !== 'livekit-server' || (oneAgentAfter(agents, logLines(ctx.logFile).some((l) => l.time >= goneAt && isBrokenRoomHandOver(l.msg))) && Boolean(turnOf(a, 'after')?.ok))),
   };
 }
 

@@ -5,6 +5,7 @@
  * track times out too, and no event says so. The agent sits in the room, deaf and mute. This
  * watch notices: a caller's audio track still not subscribed `patienceMs` after it appeared,
  * within `windowMs` of the reconnect. Its one job is to tell; ./lost-room.ts hands the call over.
+ * (The agent's own track is watched by ./speaking-after-reconnect.ts.)
  */
 import { TrackKind } from '@livekit/rtc-node';
 import { AGENT_KIND } from './recover.js';

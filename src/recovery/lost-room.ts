@@ -13,6 +13,7 @@ import type { HistoryTurn } from './history.js';
 import { askWorkerForRoom } from './hand-over-channel.js';
 import { type HearingWatchOptions, type ListeningRoom, watchHearing } from './hearing-after-reconnect.js';
 import { AGENT_KIND, type RecoveryApi, type RoomParticipant } from './recover.js';
+import { type SpeakingRoom, type SpeakingWatchOptions, publishesAudio, watchSpeaking } from './speaking-after-reconnect.js';
 
 /**
  * The ways an agent is out of a room on purpose (it left, or was put out: by recovery, an operator,
@@ -95,11 +96,17 @@ const WORKER_ROOM_WAIT_MS = 7000;
 /** The warning of a job whose room came back unable to hear its caller (./hearing-after-reconnect.ts). */
 export const ROOM_BACK_DEAF = "the room came back but the caller's audio never reached the agent; handing the call over";
 
+/** The warning of a job whose room came back with its own audio never reaching the server (./speaking-after-reconnect.ts). */
+export const ROOM_BACK_MUTE = "the room came back but the server never received the agent's audio; handing the call over";
+
+/** Whether a log line is a job handing its call over because its room came back broken. */
+export const isBrokenRoomHandOver = (msg: unknown): boolean => msg === ROOM_BACK_DEAF || msg === ROOM_BACK_MUTE;
+
 /** How long a room may stay reconnecting before the job takes it as lost (others came back in ~5 s). */
 export const RECONNECT_PATIENCE_MS = 12_000;
 
 /** What the watch needs of rtc-node's Room. */
-export interface WatchedRoom extends ListeningRoom {
+export interface WatchedRoom extends ListeningRoom, SpeakingRoom {
   on(event: RoomEvent.Disconnected, listener: (reason?: number) => void): unknown;
   on(event: RoomEvent.Reconnecting | RoomEvent.Reconnected, listener: () => void): unknown;
   off(event: RoomEvent, listener: (...args: never[]) => void): unknown;
@@ -109,8 +116,8 @@ export interface WatchedRoom extends ListeningRoom {
  * Hands the call over when the room connection ends in a way the job did not choose, stays
  * reconnecting past `patienceMs` (after a server restart rtc-node may go on trying for a long time
  * while the room is without its agent), or comes back unable to hear its caller
- * (./hearing-after-reconnect.ts); then `leave` ends the job. `settled` resolves once any hand-over
- * is done.
+ * (./hearing-after-reconnect.ts) or to be heard (./speaking-after-reconnect.ts); then `leave`
+ * ends the job. `settled` resolves once any hand-over is done.
  */
 export function watchForLostRoom(
   room: WatchedRoom,
@@ -118,15 +125,17 @@ export function watchForLostRoom(
   api: RecoveryApi,
   logger: HandOverLogger,
   leave: (why: string) => void,
-  options: HandOverOptions & { reconnectPatienceMs?: number; hearing?: HearingWatchOptions } = {},
+  options: HandOverOptions & { reconnectPatienceMs?: number; hearing?: HearingWatchOptions; speaking?: SpeakingWatchOptions } = {},
 ): { settled(): Promise<unknown>; stop(): void } {
   const patienceMs = options.reconnectPatienceMs ?? RECONNECT_PATIENCE_MS;
   let handingOver: Promise<unknown> | undefined;
   let timer: NodeJS.Timeout | undefined;
   let hearing: { stop(): void } | undefined;
+  let speaking: { stop(): void } | undefined;
   const handOver = (why: string) => (handingOver ??= handOverCall(call, api, logger, options, why));
   const onReconnecting = () => {
     hearing?.stop();
+    speaking?.stop();
     timer ??= setTimeout(() => {
       logger.warn({ afterMs: patienceMs }, 'the room connection did not come back; handing the call over');
       void handOver('its room connection did not come back').then(() => leave('the room connection did not come back'));
@@ -136,6 +145,7 @@ export function watchForLostRoom(
     clearTimeout(timer);
     timer = undefined;
     hearing?.stop();
+    speaking?.stop();
   };
   const onReconnected = () => {
     quiet();
@@ -146,6 +156,17 @@ export function watchForLostRoom(
         void handOver("its room came back without the caller's audio").then(() => leave("the room came back without the caller's audio"));
       },
       options.hearing,
+    );
+    if (!publishesAudio(room)) return;
+    speaking = watchSpeaking(
+      api,
+      call.room,
+      call.identity,
+      () => {
+        logger.warn({}, ROOM_BACK_MUTE);
+        void handOver("its room came back without the agent's audio").then(() => leave("the room came back without the agent's audio"));
+      },
+      options.speaking,
     );
   };
   const onDisconnected = (reason?: number) => {

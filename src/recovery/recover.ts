@@ -18,6 +18,8 @@ export interface RoomParticipant {
   identity: string;
   kind: number;
   attributes: Record<string, string>;
+  /** The tracks the server has received media for (TrackInfo.type: 0 audio, 1 video). */
+  tracks?: ReadonlyArray<{ type: number }>;
 }
 
 /** The parts of livekit-server-sdk's RoomServiceClient and AgentDispatchClient used here. */

@@ -2,7 +2,7 @@ import { DisconnectReason, RoomEvent, TrackKind } from '@livekit/rtc-node';
 import { EventEmitter } from 'node:events';
 import { describe, expect, it, vi } from 'vitest';
 import { readDispatchMetadata } from '../../src/recovery/dispatch-metadata.js';
-import { ROOM_BACK_DEAF, handOverCall, handOverPlan, isLostConnection, watchForLostRoom } from '../../src/recovery/lost-room.js';
+import { ROOM_BACK_DEAF, ROOM_BACK_MUTE, handOverCall, handOverPlan, isLostConnection, watchForLostRoom } from '../../src/recovery/lost-room.js';
 import type { RecoveryApi, RoomParticipant } from '../../src/recovery/recover.js';
 
 const self: RoomParticipant = { identity: 'agent-AJ_lost', kind: 4, attributes: {} };
@@ -100,10 +100,11 @@ describe('a job that loses its room hands the call over', () => {
   });
 });
 
-/** rtc-node's Room as the watch sees it: events, and the callers' tracks with their subscription. */
-function fakeRoom(tracks: Record<string, boolean> = {}) {
+/** rtc-node's Room as the watch sees it: events, the callers' tracks with their subscription, and the agent's own (none unless given). */
+function fakeRoom(tracks: Record<string, boolean> = {}, own: Record<string, TrackKind> = {}) {
   const publications = new Map(Object.entries(tracks).map(([sid, subscribed]) => [sid, { kind: TrackKind.KIND_AUDIO, subscribed }]));
-  return Object.assign(new EventEmitter(), { remoteParticipants: new Map([[caller.identity, { kind: caller.kind, trackPublications: publications }]]), publications });
+  const localParticipant = { trackPublications: new Map(Object.entries(own).map(([sid, kind]) => [sid, { kind }])) };
+  return Object.assign(new EventEmitter(), { remoteParticipants: new Map([[caller.identity, { kind: caller.kind, trackPublications: publications }]]), publications, localParticipant });
 }
 
 describe('the job watching its room', () => {
@@ -212,6 +213,58 @@ describe('the job watching its room', () => {
       await vi.advanceTimersByTimeAsync(60_000);
       await watch.settled();
       expect(s.calls).toEqual([]);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it("hands over when the room comes back but the server never lists the agent's audio, then leaves", async () => {
+    vi.useFakeTimers();
+    try {
+      const room = fakeRoom({ TR_caller: true }, { TR_agent: TrackKind.KIND_AUDIO });
+      const s = api([[{ ...self, tracks: [] }, { ...caller, tracks: [{ type: 0 }] }]]);
+      const left: string[] = [];
+      const { lines, logger } = logs();
+      const watch = watchForLostRoom(room as never, call, s, logger, (why) => left.push(why), { speaking: { patienceMs: 6000, pollMs: 500 } });
+      room.emit(RoomEvent.Reconnecting);
+      room.emit(RoomEvent.Reconnected);
+      await vi.advanceTimersByTimeAsync(5600);
+      expect(s.calls.every((c) => c === 'list')).toBe(true);
+      await vi.advanceTimersByTimeAsync(500);
+      await watch.settled();
+      await vi.advanceTimersByTimeAsync(0);
+      expect(lines[0]).toBe(`warn ${ROOM_BACK_MUTE}`);
+      expect(s.calls.filter((c) => c !== 'list')).toEqual(['remove agent-AJ_lost', 'dispatch fw']);
+      expect(left).toEqual(["the room came back without the agent's audio"]);
+      expect(readDispatchMetadata(s.metadata).resume?.why).toBe("its room came back without the agent's audio");
+      watch.stop();
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it("keeps the call when the server lists the agent's audio, and stops asking when the room reconnects again", async () => {
+    vi.useFakeTimers();
+    try {
+      const room = fakeRoom({ TR_caller: true }, { TR_agent: TrackKind.KIND_AUDIO });
+      const listed = api([[{ ...self, tracks: [{ type: 0 }] }, caller]]);
+      const watch = watchForLostRoom(room as never, call, listed, logs().logger, () => {}, { speaking: { patienceMs: 6000 } });
+      room.emit(RoomEvent.Reconnected);
+      await vi.advanceTimersByTimeAsync(60_000);
+      expect(listed.calls).toEqual(['list']);
+      watch.stop();
+
+      const unlisted = api([[self, caller]]);
+      const again = watchForLostRoom(room as never, call, unlisted, logs().logger, () => {}, { speaking: { patienceMs: 6000 } });
+      room.emit(RoomEvent.Reconnected);
+      await vi.advanceTimersByTimeAsync(3000);
+      room.emit(RoomEvent.Reconnecting);
+      const asked = unlisted.calls.length;
+      await vi.advanceTimersByTimeAsync(10_000);
+      expect(unlisted.calls).toHaveLength(asked);
+      again.stop();
+      await again.settled();
+      expect(unlisted.calls.every((c) => c === 'list')).toBe(true);
     } finally {
       vi.useRealTimers();
     }
