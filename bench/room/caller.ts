@@ -17,7 +17,8 @@ import {
   TrackSource,
 } from '@livekit/rtc-node';
 import { AccessToken, RoomAgentDispatch, RoomConfiguration } from 'livekit-server-sdk';
-import { stackVariable } from '../../scripts/stack/in-namespace.js';
+import { stackRoomService, stackVariable } from '../../scripts/stack/in-namespace.js';
+import { listsAudioOf } from '../../src/recovery/speaking-after-reconnect.js';
 import { Ear } from './ear.js';
 import { Mic } from './mic.js';
 import type { Caller } from './turn.js';
@@ -39,12 +40,13 @@ export interface JoinedCaller extends Caller {
   /** Stops the mic and the ear, leaves the room. */
   leave(): Promise<void>;
   /**
-   * Whether someone in the room subscribes to the microphone, as the agent does. After a full
-   * reconnect rtc-node republishes the track itself, but under load that publication sometimes
-   * never carries media (the server logs "publish time out", and the agent hears nothing): a
-   * caller whose microphone nobody has subscribed to within `withinMs` publishes it again, once.
+   * Whether the server carries the microphone (it lists a track once its media arrives; only then
+   * can the agent subscribe to it). After a full reconnect rtc-node republishes the track itself,
+   * but under load that publication sometimes never carries media (the server logs "publish time
+   * out", and the agent hears nothing): a microphone the server has not listed within `withinMs`
+   * is published again, once.
    */
-  microphoneHeard(withinMs: number): Promise<{ heard: boolean; republished: boolean }>;
+  microphoneOnServer(withinMs: number): Promise<{ listed: boolean; republished: boolean }>;
 }
 
 /** `label` names the caller in errors. Throws when the agent is not listening by `deadline` (Date.now() ms). */
@@ -79,15 +81,17 @@ export async function joinCaller(label: string, roomName: string, agentName: str
   // The Mic paces itself with a lead of its own (see mic.ts); the SDK's default queue holds it.
   const source = new AudioSource(48_000, 1);
   const mic = new Mic(source);
-  // Subscribed since the last reconnect began: the subscription of the connection before it is gone.
-  let micSubscribed = false;
-  room.on(RoomEvent.Reconnecting, () => (micSubscribed = false));
-  room.on(RoomEvent.LocalTrackSubscribed, () => (micSubscribed = true));
   const publishMic = () =>
     room.localParticipant!.publishTrack(LocalAudioTrack.createAudioTrack('caller', source), new TrackPublishOptions({ source: TrackSource.SOURCE_MICROPHONE }));
-  const subscribedWithin = async (ms: number) => {
-    for (const until = Date.now() + ms; !micSubscribed && Date.now() < until; ) await new Promise((resolve) => setTimeout(resolve, 100));
-    return micSubscribed;
+  // The server lists a track once its media arrives, and only then can the agent subscribe to it
+  // (the product's own check after a reconnect, src/recovery/speaking-after-reconnect.ts). A
+  // resumed connection keeps its track listed; a rebuilt one lists the republished track or not.
+  const rooms = stackRoomService({ requestTimeout: 2 });
+  const listedWithin = async (ms: number) => {
+    for (const until = Date.now() + ms; ; await new Promise((resolve) => setTimeout(resolve, 250))) {
+      const listed = await rooms.listParticipants(roomName).then((people) => listsAudioOf(people, identity), () => false);
+      if (listed || Date.now() >= until) return listed;
+    }
   };
   const leaveEarly = async () => {
     await mic.stop();
@@ -120,13 +124,13 @@ export async function joinCaller(label: string, roomName: string, agentName: str
       ear.close();
       await leaveEarly();
     },
-    async microphoneHeard(withinMs) {
-      if (await subscribedWithin(withinMs)) return { heard: true, republished: false };
+    async microphoneOnServer(withinMs) {
+      if (await listedWithin(withinMs)) return { listed: true, republished: false };
       for (const publication of [...room.localParticipant!.trackPublications.values()]) {
         if (publication.sid) await room.localParticipant!.unpublishTrack(publication.sid);
       }
       await publishMic();
-      return { heard: await subscribedWithin(withinMs), republished: true };
+      return { listed: await listedWithin(withinMs), republished: true };
     },
   };
 }

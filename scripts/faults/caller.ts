@@ -93,8 +93,8 @@ async function main(): Promise<void> {
     const startedAt = Date.now();
     try {
       if (reconnectedAt !== undefined) {
-        const microphone = await caller.microphoneHeard(10_000);
-        if (microphone.republished) emit('event', { what: `microphone published again: no one subscribed to it after the reconnect; ${microphone.heard ? 'now subscribed' : 'still not subscribed'}` });
+        const microphone = await caller.microphoneOnServer(10_000);
+        if (microphone.republished) emit('event', { what: `microphone published again: the server did not carry it after the reconnect; ${microphone.listed ? 'now it does' : 'still not'}` });
       }
       const before = (await control.openaiStats()).chatReplies.length;
       const r = await runTurn(spec, caller, control, clips, LOUD);
