@@ -23,7 +23,7 @@ import { attachEarlyAck } from './ack/early.js';
 import { EARLY_ACK_PHRASES } from './ack/phrases.js';
 import { CALLER_FRAME_MS } from './audio/caller-frames.js';
 import { createAckRoomOutput } from './audio/room-output.js';
-import { type AppConfig, CALL_CPU_CORES, ConfigError, loadConfig, loadEnvFile, redactedConfig, shareAckAudioDir, shareJobMallocArenas, shareLeaseSocket } from './config/index.js';
+import { type AppConfig, CALL_CPU_CORES, ConfigError, loadConfig, loadEnvFile, redactedConfig, shareAckAudioDir, shareJobProcessSettings, shareLeaseSocket } from './config/index.js';
 import { protectBargeIn } from './audio/barge-in-output.js';
 import { attachJobTurnBudget, startWorkerMetrics } from './latency/worker.js';
 import { createCallCap } from './lifecycle/call-cap.js';
@@ -295,7 +295,7 @@ export function runWorkerCli(argv: string[] = process.argv): void {
   }
   // TURN_DETECTOR=combined: one Smart Turn per worker, in the framework's inference process.
   registerSmartTurnRunner(config.turn.detector);
-  shareJobMallocArenas(config);
+  shareJobProcessSettings(config);
   if (config.ack.mode !== 'off') shareAcknowledgements();
   const metricsPort = config.metrics.port;
   if (metricsPort !== undefined) {

@@ -4,7 +4,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig, redactedConfig, shareAckAudioDir, shareJobMallocArenas } from '../src/config/index.js';
+import { ConfigError, loadConfig, redactedConfig, shareAckAudioDir, shareJobProcessSettings } from '../src/config/index.js';
 import { runWorkerSettings } from '../src/lifecycle/index.js';
 import { DEFAULT_TURN_POLICY } from '../src/turn/turn-decision.js';
 import { withTimeout } from './helpers/async.js';
@@ -260,19 +260,28 @@ describe('loadConfig', () => {
       expect(loadConfig({ ...WORKER_ENV }).ack.sharedDir).toBeUndefined();
     });
 
-    it("hands the job processes two malloc arenas unless the operator set MALLOC_ARENA_MAX", () => {
-      const before = process.env.MALLOC_ARENA_MAX;
+    it('hands the job processes two malloc arenas and a 250 ms stall report unless the operator set their own', async () => {
+      const keys = ['MALLOC_ARENA_MAX', 'LIVEKIT_AGENTS_LOOP_BLOCK_WARN_MS'] as const;
+      const before = keys.map((k) => process.env[k]);
       try {
-        shareJobMallocArenas(loadConfig({ ...WORKER_ENV }));
-        expect(process.env.MALLOC_ARENA_MAX).toBe('2');
-        shareJobMallocArenas(loadConfig({ ...WORKER_ENV, MALLOC_ARENA_MAX: '4' }));
-        expect(process.env.MALLOC_ARENA_MAX).toBe('4');
+        shareJobProcessSettings(loadConfig({ ...WORKER_ENV }));
+        expect([process.env.MALLOC_ARENA_MAX, process.env.LIVEKIT_AGENTS_LOOP_BLOCK_WARN_MS]).toEqual(['2', '250']);
+        // What the framework makes of it, in each process that starts its loop monitor.
+        const { loopMonitor } = (await import('@livekit/agents')).telemetry;
+        expect(loopMonitor.LoopMonitorThresholds.fromEnv()).toMatchObject({ warn: 250, error: 500 });
+        shareJobProcessSettings(loadConfig({ ...WORKER_ENV, MALLOC_ARENA_MAX: '4', LIVEKIT_AGENTS_LOOP_BLOCK_WARN_MS: '0' }));
+        expect([process.env.MALLOC_ARENA_MAX, process.env.LIVEKIT_AGENTS_LOOP_BLOCK_WARN_MS]).toEqual(['4', '0']);
+        expect(loopMonitor.LoopMonitorThresholds.fromEnv()).toBeUndefined();
       } finally {
-        if (before === undefined) delete process.env.MALLOC_ARENA_MAX;
-        else process.env.MALLOC_ARENA_MAX = before;
+        keys.forEach((k, i) => {
+          if (before[i] === undefined) delete process.env[k];
+          else process.env[k] = before[i];
+        });
       }
       expect(() => loadConfig({ ...WORKER_ENV, MALLOC_ARENA_MAX: '0' })).toThrow(/MALLOC_ARENA_MAX/);
       expect(() => loadConfig({ ...WORKER_ENV, MALLOC_ARENA_MAX: 'two' })).toThrow(/MALLOC_ARENA_MAX/);
+      expect(() => loadConfig({ ...WORKER_ENV, LIVEKIT_AGENTS_LOOP_BLOCK_WARN_MS: '-1' })).toThrow(/LIVEKIT_AGENTS_LOOP_BLOCK_WARN_MS/);
+      expect(() => loadConfig({ ...WORKER_ENV, LIVEKIT_AGENTS_LOOP_BLOCK_WARN_MS: '0.1s' })).toThrow(/LIVEKIT_AGENTS_LOOP_BLOCK_WARN_MS/);
     });
 
     it('derives the call cap from the cores and the measured cost of a call when AGENT_MAX_CALLS is unset', () => {

@@ -24,6 +24,15 @@ export const JOB_PROCESS_START_TIMEOUT_MS = 120_000;
 export const JOB_MALLOC_ARENAS = 2;
 
 /**
+ * The framework's event-loop stall report, in every job process and the worker's main process:
+ * stalls this long are logged. The framework ticks a timer at a fifth of it (at least 20 ms, at most
+ * 50 ms) and runs a watchdog thread ticking alike, idle processes included: at its own 100 ms an
+ * idle prewarmed job process uses 3.4 % of a core, at 250 ms 2.2 %, off 0.9 %
+ * (docs/benchmarks/2026-12-07-loop-monitor.md). A stall of 250 ms is what a caller hears as a gap.
+ */
+export const LOOP_BLOCK_WARN_MS = 250;
+
+/**
  * CPU a live, talking call needs of its host, in cores: the whole machine's busy CPU divided by
  * its calls at the last step of a ladder before callers heard the load (first-sound p90 1.23x the
  * 1-call step at 3 calls on an idle 2-core host; 5 and 6 calls were 4.3x and 3.0x), measured

@@ -7,7 +7,7 @@ import dotenv from 'dotenv';
 import { CARTESIA } from '@firstword/agents-plugin-tts/providers';
 import { hostCpu } from '../lifecycle/host-cpu.js';
 import { DEFAULT_TURN_POLICY } from '../turn/turn-decision.js';
-import { CONFIG_DEFAULTS, DEFAULT_CPU_BUDGET_PERCENT, JOB_MALLOC_ARENAS, JOB_PROCESS_START_TIMEOUT_MS, defaultMaxCalls } from './defaults.js';
+import { CONFIG_DEFAULTS, DEFAULT_CPU_BUDGET_PERCENT, JOB_MALLOC_ARENAS, JOB_PROCESS_START_TIMEOUT_MS, LOOP_BLOCK_WARN_MS, defaultMaxCalls } from './defaults.js';
 import { PROVIDER_FACTS } from './providers.js';
 import type { AppConfig, ConfigMode, TtsProvider, WebAuthSettings } from './types.js';
 import { ACK_AUDIO_DIR_VARIABLE, ENV_SCHEMA, ENV_VARIABLES, type EnvVariable, LEASE_SOCKET_VARIABLE, type ParsedEnv, SECRET_VARIABLES } from './variables.js';
@@ -173,6 +173,7 @@ function buildConfig(env: ParsedEnv, provider: TtsProvider, cpuCores: number): A
       ...callCapacity(env, cpuCores),
       processStartTimeoutMs: env.AGENT_PROCESS_START_TIMEOUT_S === undefined ? JOB_PROCESS_START_TIMEOUT_MS : env.AGENT_PROCESS_START_TIMEOUT_S * 1000,
       jobMallocArenas: env.MALLOC_ARENA_MAX ?? JOB_MALLOC_ARENAS,
+      loopBlockWarnMs: env.LIVEKIT_AGENTS_LOOP_BLOCK_WARN_MS ?? LOOP_BLOCK_WARN_MS,
     },
     openai: {
       apiKey: env.OPENAI_API_KEY,
@@ -276,11 +277,14 @@ export function shareAckAudioDir(path: string): void {
 }
 
 /**
- * Gives the job processes the worker will fork their malloc arena limit: glibc reads it only as a
- * process starts, so the worker's own process keeps what it started with.
+ * Gives the job processes the worker will fork their settings through the environment they
+ * inherit: the malloc arena limit (glibc reads it only as a process starts, so the worker's own
+ * process keeps what it started with) and the framework's stall report threshold (read when each
+ * process starts its loop monitor, the worker's own included).
  */
-export function shareJobMallocArenas(config: Pick<AppConfig, 'worker'>): void {
+export function shareJobProcessSettings(config: Pick<AppConfig, 'worker'>): void {
   process.env.MALLOC_ARENA_MAX = String(config.worker.jobMallocArenas);
+  process.env.LIVEKIT_AGENTS_LOOP_BLOCK_WARN_MS = String(config.worker.loopBlockWarnMs);
 }
 
 /**

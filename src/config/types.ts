@@ -47,6 +47,8 @@ export interface AppConfig {
     processStartTimeoutMs: number;
     /** glibc malloc arenas for each job process (MALLOC_ARENA_MAX, read by glibc as a process starts). */
     jobMallocArenas: number;
+    /** The framework's event-loop stall report threshold (LIVEKIT_AGENTS_LOOP_BLOCK_WARN_MS), 0 = off. */
+    loopBlockWarnMs: number;
   };
   /** `baseURL` reaches both the LLM and the (realtime) STT: the plugin's STT ignores OPENAI_BASE_URL. */
   openai: { apiKey?: string; baseURL?: string; llmModel: string; sttModel: string };

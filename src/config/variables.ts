@@ -55,6 +55,7 @@ export const ENV_SCHEMA = z.object({
   AGENT_CPU_BUDGET: wholeNumberOrOff(10, 100, 'percent'),
   AGENT_PROCESS_START_TIMEOUT_S: wholeNumber(1, 600, 's'),
   MALLOC_ARENA_MAX: wholeNumber(1, 1024, 'arenas'),
+  LIVEKIT_AGENTS_LOOP_BLOCK_WARN_MS: wholeNumber(0, 60_000, 'ms'),
   // OpenAI
   OPENAI_API_KEY: text(),
   OPENAI_BASE_URL: url(['http', 'https']),

@@ -369,8 +369,9 @@ describe.skipIf(!available)('the production worker in real rooms (Cartesia fake,
       const jobs = tree.filter((p) => isJobProcess(p.argv));
       const bundledJobMain = resolve(import.meta.dirname, '../../dist/job_proc_lazy_main.js');
       for (const job of jobs) expect(job.argv).toEqual(expect.arrayContaining([bundledJobMain, compiledAgent, '--max-semi-space-size=2', '--conditions=firstword-compiled']));
-      // glibc reads its arena limit as a process starts: the worker hands it to what it forks.
-      for (const job of jobs) expect(readFileSync(`/proc/${job.pid}/environ`, 'utf8').split('\0')).toContain('MALLOC_ARENA_MAX=2');
+      // glibc reads its arena limit as a process starts, the framework its stall threshold as each
+      // process starts its loop monitor: the worker hands both to what it forks.
+      for (const job of jobs) expect(readFileSync(`/proc/${job.pid}/environ`, 'utf8').split('\0')).toEqual(expect.arrayContaining(['MALLOC_ARENA_MAX=2', 'LIVEKIT_AGENTS_LOOP_BLOCK_WARN_MS=250']));
       for (const member of tree) expect(member.argv.filter((a) => /tsx|\.ts$/.test(a)), `${member.pid}: ${member.argv.join(' ')}`).toEqual([]);
       console.info(`[test/e2e] pm2: worker and ${tree.length - 1} processes it forked, none on tsx:\n  ${tree.map((p) => `${p.pid}: ${p.argv.join(' ').slice(0, 200)}`).join('\n  ')}`);
 
