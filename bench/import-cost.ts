@@ -11,22 +11,10 @@
  *   npm run build && npm run bench:import-cost [-- --samples 6 --node BIN --json out.json]
  */
 import { execFileSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { writeFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
+import { BUNDLED_AGENT as BUNDLE, ROOT, START_FLAGS, arg, median } from './job-process.js';
 import { writeUnbundledAgent } from './unbundled-agent.js';
-
-const ROOT = resolve(import.meta.dirname, '..');
-const BUNDLE = join(ROOT, 'dist', 'agent.js');
-
-const START_FLAGS = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start
-  .split(/\s+/)
-  .filter((word) => word.startsWith('--'));
-
-const arg = (name: string) => {
-  const at = process.argv.indexOf(name);
-  return at === -1 ? undefined : process.argv[at + 1];
-};
 const SAMPLES = Number(arg('--samples') ?? 6);
 const NODE = arg('--node') ?? process.execPath;
 const JSON_OUT = arg('--json');
@@ -52,7 +40,6 @@ function measure(entry: string): Sample {
   return JSON.parse(out.trim().split('\n').at(-1)!) as Sample;
 }
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const range = (xs: number[]) => `${Math.round(Math.min(...xs))}–${Math.round(Math.max(...xs))}`;
 
 const modules = await writeUnbundledAgent(ROOT);

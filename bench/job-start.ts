@@ -25,77 +25,45 @@
  *
  *   npm run bench:job-start [-- --samples 6 --voice local|resemble --json out.json --node BIN]
  */
-import { type ChildProcess, execFileSync, fork } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { createInterface } from 'node:readline';
+import { join } from 'node:path';
 import { startResembleServer } from '../test/servers/resemble-server.js';
+import {
+  BUNDLED_AGENT,
+  BUNDLED_JOB_MAIN,
+  FRAMEWORK_JOB_MAIN,
+  type Mark,
+  ROOT,
+  START_FLAGS,
+  arg,
+  jobEnvironment,
+  median,
+  memoryMb,
+  ratio,
+  startJobProcess,
+} from './job-process.js';
 import { writeUnbundledAgent } from './unbundled-agent.js';
-
-const ROOT = resolve(import.meta.dirname, '..');
-/** The framework's job process entry as a module of its own, and as the bundle's (scripts/bundle.mjs). */
-const FRAMEWORK_JOB_MAIN = join(dirname(createRequire(import.meta.url).resolve('@livekit/agents')), 'ipc', 'job_proc_lazy_main.js');
-const BUNDLED_JOB_MAIN = join(ROOT, 'dist', 'job_proc_lazy_main.js');
-const CLOCK_TICKS_PER_S = 100;
 
 const ACK_DIR = mkdtempSync(join(tmpdir(), 'fw-job-start-acks-'));
 process.on('exit', () => rmSync(ACK_DIR, { recursive: true, force: true }));
 
-/** `npm start`'s Node flags: what the production worker's job processes inherit. */
-const START_FLAGS = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start
-  .split(/\s+/)
-  .filter((word) => word.startsWith('--'));
-
 const VARIANTS = {
   tsx: { execArgv: ['--import', 'tsx'], jobMain: FRAMEWORK_JOB_MAIN, agent: join(ROOT, 'src', 'agent.ts'), ackDir: undefined },
   modules: { execArgv: START_FLAGS, jobMain: FRAMEWORK_JOB_MAIN, agent: await writeUnbundledAgent(ROOT), ackDir: undefined },
-  compiled: { execArgv: START_FLAGS, jobMain: BUNDLED_JOB_MAIN, agent: join(ROOT, 'dist', 'agent.js'), ackDir: undefined },
-  'shared-acks': { execArgv: START_FLAGS, jobMain: BUNDLED_JOB_MAIN, agent: join(ROOT, 'dist', 'agent.js'), ackDir: ACK_DIR },
+  compiled: { execArgv: START_FLAGS, jobMain: BUNDLED_JOB_MAIN, agent: BUNDLED_AGENT, ackDir: undefined },
+  'shared-acks': { execArgv: START_FLAGS, jobMain: BUNDLED_JOB_MAIN, agent: BUNDLED_AGENT, ackDir: ACK_DIR },
 } as const;
 type Variant = keyof typeof VARIANTS;
 
-const arg = (name: string) => {
-  const at = process.argv.indexOf(name);
-  return at === -1 ? undefined : process.argv[at + 1];
-};
 const SAMPLES = Number(arg('--samples') ?? 6);
 const NODE = arg('--node') ?? process.execPath;
 const VOICE = arg('--voice') ?? 'local';
 if (VOICE !== 'local' && VOICE !== 'resemble') throw new Error(`--voice must be local or resemble, not ${VOICE}`);
 const resemble = VOICE === 'resemble' ? await startResembleServer({ msPerChar: 60, realTimeFactor: 0.2 }) : undefined;
 
-/** What prewarm's configuration needs; nothing is contacted before a call but the TTS. */
-const { ACK_AUDIO_DIR: _ownAcks, TTS_PROVIDER: _ownProvider, ...inherited } = process.env;
-const ENV: NodeJS.ProcessEnv = {
-  ...inherited,
-  LIVEKIT_URL: 'ws://127.0.0.1:7880',
-  LIVEKIT_API_KEY: 'devkey',
-  LIVEKIT_API_SECRET: 'secret',
-  OPENAI_API_KEY: 'test-key',
-  NODE_ENV: 'production',
-  ...(resemble
-    ? { TTS_PROVIDER: 'resemble', RESEMBLE_API_KEY: 'test-key', RESEMBLE_VOICE_UUID: 'voice-1', RESEMBLE_BASE_URL: resemble.url }
-    : { TTS_PROVIDER: 'local' }),
-};
-
-function cpuMs(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS_PER_S;
-}
-
-function memoryMb(pid: number): { rssMb: number; anonMb: number } {
-  const rollup = readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8');
-  const kb = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(rollup)?.[1] ?? Number.NaN);
-  return { rssMb: Math.round(kb('Rss') / 1024), anonMb: Math.round(kb('Anonymous') / 1024) };
-}
-
-interface Mark {
-  wallMs: number;
-  cpuMs: number;
-}
+const ENV = jobEnvironment(resemble?.url);
 
 interface Sample {
   ready: Mark;
@@ -108,37 +76,14 @@ interface Sample {
 
 async function sample(variant: Variant): Promise<Sample> {
   const { execArgv, jobMain, agent, ackDir } = VARIANTS[variant];
-  const env = ackDir ? { ...ENV, ACK_AUDIO_DIR: ackDir } : ENV;
-  const started = performance.now();
-  const child: ChildProcess = fork(jobMain, [agent], { execArgv: [...execArgv], execPath: NODE, env, cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit', 'ipc'] });
-  const mark = (): Mark => ({ wallMs: Math.round(performance.now() - started), cpuMs: cpuMs(child.pid!) });
+  const started = await startJobProcess({ jobMain, agent, execArgv, env: ackDir ? { ...ENV, ACK_AUDIO_DIR: ackDir } : ENV, node: NODE }, variant);
   try {
-    const lines = createInterface({ input: child.stdout! });
-    const marks = new Promise<Omit<Sample, 'rssMb' | 'anonMb'>>((resolvePromise, reject) => {
-      let ready: Mark | undefined;
-      const warnings: string[] = [];
-      lines.on('line', (line) => {
-        if (line.includes('"level":40') || line.includes('"level":50')) warnings.push(line);
-        if (line.includes('"job process ready"')) ready = mark();
-        else if (line.includes('"acknowledgements ready"')) {
-          const acksReady = mark();
-          const { acks, fromStore } = JSON.parse(line) as { acks: number; fromStore: number };
-          if (!ready) reject(new Error(`${variant}: acknowledgements ready before the process was`));
-          else if (acks === 0) reject(new Error(`${variant}: no acknowledgement was prepared (${warnings.join('; ') || 'nothing logged'})`));
-          else resolvePromise({ ready, acksReady, acksFromStore: fromStore });
-        }
-      });
-      child.once('exit', (code) => reject(new Error(`${variant} job process exited ${code} before its acknowledgements were ready`)));
-    });
-    child.send({ case: 'initializeRequest', value: { loggerOptions: { pretty: false, level: 'info' }, sessionEndTimeout: 60_000 } });
-    const result = await marks;
-    return { ...result, ...memoryMb(child.pid!) };
+    const { rssMb, anonMb } = memoryMb(started.child.pid!);
+    return { ready: started.ready, acksReady: started.acksReady, acksFromStore: started.acksFromStore, rssMb, anonMb };
   } finally {
-    child.kill('SIGKILL');
+    started.kill();
   }
 }
-
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
 const VARIANT_NAMES = Object.keys(VARIANTS) as Variant[];
 
@@ -170,7 +115,6 @@ const summary = (variant: Variant) => {
     anonMb: of((s) => s.anonMb),
   };
 };
-const ratio = (a: number, b: number) => Number((a / b).toFixed(2));
 const medians = Object.fromEntries(VARIANT_NAMES.map((v) => [v, summary(v)])) as Record<Variant, ReturnType<typeof summary>>;
 const ratios = {
   bundledOverModulesReadyCpu: ratio(medians.compiled.readyCpuMs, medians.modules.readyCpuMs),
