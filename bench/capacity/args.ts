@@ -10,8 +10,10 @@ export interface CapacityArgs {
   /** Also run every step through a stock agents-js worker (./stock-agent.ts) and report ours / stock. */
   compare?: 'stock';
   /**
-   * Writes a V8 CPU profile of every worker process into this folder (./cpu-profile-hook.mjs,
-   * inherited by the job processes). Profiling costs CPU itself: a run with it says where time goes, not how much.
+   * Writes a V8 CPU profile of every worker process into this folder, one subfolder per worker
+   * (`firstword`, `stock`; ./cpu-profile-hook.mjs, inherited by the job processes), and prints
+   * where each worker's call process spent its main thread. Profiling costs CPU itself: a run with
+   * it says where time goes, not how much.
    */
   cpuProfileDir?: string;
   /** The Node binary both workers run on (default: this one's), e.g. `$(bash scripts/ensure-node.sh 24)`. */

@@ -78,8 +78,11 @@ async function main(): Promise<number> {
     const dir = resolve(args.cpuProfileDir);
     mkdirSync(dir, { recursive: true });
     harnessEnv.NODE_OPTIONS = `--import=${resolve('bench', 'capacity', 'cpu-profile-hook.mjs')}`;
-    harnessEnv.FIRSTWORD_CPU_PROFILE_DIR = dir;
+    // One folder per worker: the busiest profile of each is its own call process.
+    for (const name of ['firstword', 'stock']) mkdirSync(join(dir, name), { recursive: true });
   }
+  const profileEnv = (worker: 'firstword' | 'stock'): Record<string, string> =>
+    args.cpuProfileDir ? { FIRSTWORD_CPU_PROFILE_DIR: join(resolve(args.cpuProfileDir), worker) } : {};
   const sampler = new CpuSampler();
   const state = await up({
     owner: 'harness',
@@ -89,7 +92,7 @@ async function main(): Promise<number> {
     // The Cartesia fake also runs for the local voice: the callers set its pace per turn.
     cartesia: true,
     // A job process that takes more than the framework's 10 s to start on a busy host would make every call wait.
-    workerEnv: { ...harnessEnv, TTS_PROVIDER: args.tts },
+    workerEnv: { ...harnessEnv, ...profileEnv('firstword'), TTS_PROVIDER: args.tts },
     ...(args.nodeBinary ? { workerNode: args.nodeBinary } : {}),
     fakeArgs: { openai: ['--script', scriptFile], cartesia: ['--options', JSON.stringify({ audio: 'audible', msPerChar: MS_PER_CHAR, firstByteDelayMs: 120 })] },
     progress: (line) => note(`stack: ${line}`),
@@ -111,7 +114,7 @@ async function main(): Promise<number> {
   try {
     if (args.compare) {
       const t0 = Date.now();
-      const stock = await startStockWorker(state, { name: 'worker-stock', agentName: STOCK_AGENT_NAME, httpPort: STOCK_HTTP_PORT, env: harnessEnv, ...(args.nodeBinary ? { nodeBinary: args.nodeBinary } : {}) }, (pid) => sampler.watch(pid));
+      const stock = await startStockWorker(state, { name: 'worker-stock', agentName: STOCK_AGENT_NAME, httpPort: STOCK_HTTP_PORT, env: { ...harnessEnv, ...profileEnv('stock') }, ...(args.nodeBinary ? { nodeBinary: args.nodeBinary } : {}) }, (pid) => sampler.watch(pid));
       note(`stack: stock worker ready in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
       targets.push({ name: 'stock', agentName: STOCK_AGENT_NAME, pid: stock.record.pid, logFile: stock.record.logFile, idle: groupMemory(stock.record.pid) });
       steps.set('stock', []);
@@ -169,11 +172,17 @@ async function main(): Promise<number> {
   }));
   await down(state, note);
   // The processes write their profiles as they exit: all of them have now.
-  const profile = args.cpuProfileDir ? busiestProfile(resolve(args.cpuProfileDir), PROFILE_SKIP_S) : undefined;
+  const profiles = args.cpuProfileDir
+    ? runs.map(({ worker }) => ({ worker, profile: busiestProfile(join(resolve(args.cpuProfileDir!), worker), PROFILE_SKIP_S) }))
+    : [];
   const wallMs = Date.now() - started;
   const report: CapacityReport = { args, cores, loadBefore, loadAfter: loadavg().map((v) => v.toFixed(2)).join(' '), runs, stoppedBecause, full, wallMs, date: new Date().toISOString(), logs: state.runDir, workerNode };
   printCapacity(report, log);
-  if (profile) printProfileSummary(profile, log);
+  for (const { worker, profile } of profiles) {
+    if (!profile) continue;
+    log(`${worker} worker, its call process:`);
+    printProfileSummary(profile, log);
+  }
   if (args.json) {
     mkdirSync(dirname(resolve(args.json)), { recursive: true });
     writeFileSync(args.json, `${JSON.stringify(report, null, 2)}\n`);
