@@ -147,27 +147,17 @@ export function watchForLostRoom(
     hearing?.stop();
     speaking?.stop();
   };
+  /** The first watch to find the room broken hands the call over; the other one stops asking. */
+  const cameBackBroken = (warning: string, fields: Record<string, unknown>, without: string) => {
+    quiet();
+    logger.warn(fields, warning);
+    void handOver(`its room came back without ${without}`).then(() => leave(`the room came back without ${without}`));
+  };
   const onReconnected = () => {
     quiet();
-    hearing = watchHearing(
-      room,
-      (tracks) => {
-        logger.warn({ tracks }, ROOM_BACK_DEAF);
-        void handOver("its room came back without the caller's audio").then(() => leave("the room came back without the caller's audio"));
-      },
-      options.hearing,
-    );
+    hearing = watchHearing(room, (tracks) => cameBackBroken(ROOM_BACK_DEAF, { tracks }, "the caller's audio"), options.hearing);
     if (!publishesAudio(room)) return;
-    speaking = watchSpeaking(
-      api,
-      call.room,
-      call.identity,
-      () => {
-        logger.warn({}, ROOM_BACK_MUTE);
-        void handOver("its room came back without the agent's audio").then(() => leave("the room came back without the agent's audio"));
-      },
-      options.speaking,
-    );
+    speaking = watchSpeaking(api, call.room, call.identity, () => cameBackBroken(ROOM_BACK_MUTE, {}, "the agent's audio"), options.speaking);
   };
   const onDisconnected = (reason?: number) => {
     quiet();

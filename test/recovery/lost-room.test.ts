@@ -36,6 +36,14 @@ function api(listings: Array<RoomParticipant[] | Error>): RecoveryApi & { calls:
   return a;
 }
 
+/** One warning, one removal and dispatch carrying why, one leave: the call handed over once. */
+function expectHandedOver(seen: { lines: string[]; server: { calls: string[]; metadata?: string }; left: string[] }, warning: string, without: string): void {
+  expect(seen.lines).toEqual([`warn ${warning}`, expect.stringMatching(/^warn lost the connection to the room; dispatched/)]);
+  expect(seen.server.calls.filter((c) => c !== 'list')).toEqual(['remove agent-AJ_lost', 'dispatch fw']);
+  expect(seen.left).toEqual([`the room came back without ${without}`]);
+  expect(readDispatchMetadata(seen.server.metadata).resume?.why).toBe(`its room came back without ${without}`);
+}
+
 const logs = () => {
   const lines: string[] = [];
   return { lines, logger: { info: (_f: unknown, msg: string) => lines.push(`info ${msg}`), warn: (_f: unknown, msg: string) => lines.push(`warn ${msg}`) } };
@@ -183,10 +191,7 @@ describe('the job watching its room', () => {
       await vi.advanceTimersByTimeAsync(1000);
       await watch.settled();
       await vi.advanceTimersByTimeAsync(0);
-      expect(lines[0]).toBe(`warn ${ROOM_BACK_DEAF}`);
-      expect(s.calls).toEqual(['list', 'remove agent-AJ_lost', 'dispatch fw']);
-      expect(left).toEqual(["the room came back without the caller's audio"]);
-      expect(readDispatchMetadata(s.metadata).resume?.why).toBe("its room came back without the caller's audio");
+      expectHandedOver({ lines, server: s, left }, ROOM_BACK_DEAF, "the caller's audio");
       watch.stop();
     } finally {
       vi.useRealTimers();
@@ -233,10 +238,30 @@ describe('the job watching its room', () => {
       await vi.advanceTimersByTimeAsync(500);
       await watch.settled();
       await vi.advanceTimersByTimeAsync(0);
-      expect(lines[0]).toBe(`warn ${ROOM_BACK_MUTE}`);
-      expect(s.calls.filter((c) => c !== 'list')).toEqual(['remove agent-AJ_lost', 'dispatch fw']);
-      expect(left).toEqual(["the room came back without the agent's audio"]);
-      expect(readDispatchMetadata(s.metadata).resume?.why).toBe("its room came back without the agent's audio");
+      expectHandedOver({ lines, server: s, left }, ROOM_BACK_MUTE, "the agent's audio");
+      watch.stop();
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('hands over once when the room comes back both deaf and mute, and stops asking at the first verdict', async () => {
+    vi.useFakeTimers();
+    try {
+      const room = fakeRoom({ TR_caller: false }, { TR_agent: TrackKind.KIND_AUDIO });
+      const s = api([[{ ...self, tracks: [] }, { ...caller, tracks: [{ type: 0 }] }]]);
+      const left: string[] = [];
+      const { lines, logger } = logs();
+      const watch = watchForLostRoom(room as never, call, s, logger, (why) => left.push(why), { hearing: { patienceMs: 4000 }, speaking: { patienceMs: 6000, pollMs: 500 } });
+      room.emit(RoomEvent.Reconnected);
+      await vi.advanceTimersByTimeAsync(4500);
+      await watch.settled();
+      await vi.advanceTimersByTimeAsync(0);
+      expectHandedOver({ lines, server: s, left }, ROOM_BACK_DEAF, "the caller's audio");
+      const asked = s.calls.length;
+      await vi.advanceTimersByTimeAsync(30_000);
+      expect(s.calls).toHaveLength(asked);
+      expect(lines).toHaveLength(2);
       watch.stop();
     } finally {
       vi.useRealTimers();
