@@ -1,4 +1,4 @@
-import { PcmFramer, PcmResampler, pcmBytes } from '@firstword/agents-plugin-tts/pcm';
+import { DEFAULT_MAX_FRAME_MS, PcmFramer, PcmResampler, pcmBytes } from '@firstword/agents-plugin-tts/pcm';
 import WebSocket from 'ws';
 import { pickLanguage } from './language.js';
 import { type ErrorFrame, type SynthesisRequest, errorFrame, parseRequest, stripMarkup } from './protocol.js';
@@ -59,10 +59,11 @@ export class VoiceConnection {
   }
 
   async #voice(request: SynthesisRequest): Promise<void> {
-    // eSpeak's irregular blocks (about 95 ms at 22.05 kHz) → frames of frameMs at the asked rate.
+    // eSpeak's irregular blocks (about 95 ms at 22.05 kHz) → frames of whole frameMs at the asked
+    // rate, one message each: a block's audio in one frame instead of four or five.
     const inputRate = this.#synthesizer.sampleRate;
     const resampler = new PcmResampler(request.sampleRate);
-    const framer = PcmFramer.ofDuration(request.sampleRate, this.#frameMs);
+    const framer = PcmFramer.ofDuration(request.sampleRate, this.#frameMs, Math.max(this.#frameMs, DEFAULT_MAX_FRAME_MS));
     let headerPending = request.withHeader;
     const send = (blocks: Int16Array[], last = false) => {
       const frames = blocks.flatMap((block) => framer.write(block));

@@ -21,7 +21,8 @@ export interface LocalVoiceServerOptions {
    */
   host?: '127.0.0.1';
   /**
-   * Duration of each audio frame sent to the client, in milliseconds.
+   * Duration of the shortest audio frame sent to the client, in milliseconds; audio eSpeak has
+   * already made leaves in frames of whole multiples of it, up to the TTS plugin's longest frame.
    * @defaultValue 20
    */
   frameMs?: number;

@@ -69,8 +69,10 @@ export class AudioInput {
 
 export interface AudioSinkOptions {
   sampleRate: number;
-  /** Length of every frame but a source's last. */
+  /** Length of the shortest frame; every frame but a source's last is a whole number of them. */
   frameMs: number;
+  /** Audio already in hand leaves in frames of up to this length. */
+  maxFrameMs: number;
   /** Audio gathered before the first frame goes out (see StartBuffer); 0 passes frames at once. */
   startBufferMs: number;
 }
@@ -78,14 +80,14 @@ export interface AudioSinkOptions {
 /** A stream's sink as the TTS's options and its provider's codec set it. */
 export function audioSinkOptions(
   codec: { sampleRate: number; startBufferMs?: number },
-  opts: { frameMs: number; startBufferMs?: number },
+  opts: { frameMs: number; maxFrameMs: number; startBufferMs?: number },
 ): AudioSinkOptions {
-  return { sampleRate: codec.sampleRate, frameMs: opts.frameMs, startBufferMs: opts.startBufferMs ?? codec.startBufferMs ?? 0 };
+  return { sampleRate: codec.sampleRate, frameMs: opts.frameMs, maxFrameMs: opts.maxFrameMs, startBufferMs: opts.startBufferMs ?? codec.startBufferMs ?? 0 };
 }
 
 /**
  * Where a stream's provider audio becomes the frames it hands to LiveKit: each source's bytes are
- * reassembled and brought to the stream's rate (`input()`), cut into frames of `frameMs`
+ * reassembled and brought to the stream's rate (`input()`), cut into frames of `frameMs` to `maxFrameMs`
  * (`frames()`), and held in the start buffer until enough is in hand (`put()`). Both `stream()`
  * and `synthesize()` — the WebSocket tracks and Cartesia's `/tts/bytes` body — go through one.
  */
@@ -96,7 +98,7 @@ export class AudioSink {
 
   constructor(opts: AudioSinkOptions, put: (audio: tts.SynthesizedAudio) => void) {
     this.sampleRate = opts.sampleRate;
-    this.#framer = PcmFramer.ofDuration(opts.sampleRate, opts.frameMs);
+    this.#framer = PcmFramer.ofDuration(opts.sampleRate, opts.frameMs, opts.maxFrameMs);
     this.#start = new StartBuffer(opts.startBufferMs, put);
   }
 

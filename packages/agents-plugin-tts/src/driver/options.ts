@@ -4,6 +4,7 @@ import type { ProviderShape } from '../pacing/pacing-model.js';
 import { providerUrl } from '../protocol/connect.js';
 import type { ConnectionBudget } from '../budget/connection-budget.js';
 import { type SocketPoolOptions, checkTimerMs } from '../transport/pool-options.js';
+import { DEFAULT_MAX_FRAME_MS } from '../pcm/framer.js';
 
 /** The chunker's options, plus the TTS-level pacer. */
 export interface TTSChunkingOptions extends Omit<ChunkerOptions, 'paced'> {
@@ -32,6 +33,13 @@ export interface FirstwordTTSOptions {
   wordTimestamps: boolean;
   /** Audio frame length handed to LiveKit, in ms. Short frames mean earlier first audio. @defaultValue 20 */
   frameMs: number;
+  /**
+   * Audio already in hand leaves in frames of up to this many ms (whole multiples of `frameMs`):
+   * each frame costs the same on LiveKit's per-frame path whatever its length, and no frame waits
+   * for audio that has not come. `frameMs` turns it off.
+   * @defaultValue the larger of `frameMs` and 100 (LiveKit's own plugins' frame)
+   */
+  maxFrameMs?: number;
   /**
    * Audio (ms, 0-2000) gathered before a stream's first frame plays, so a provider's delivery gaps
    * do not reach the listener; costs up to that much first audio. 0 turns it off.
@@ -73,6 +81,7 @@ export interface DriverOptions {
   /** Set per stream by the TTS when the pacer is on. */
   pacing?: { shape: ProviderShape; estimates: PacingEstimates };
   frameMs: number;
+  maxFrameMs: number;
   /** Overrides the codec's `startBufferMs`. */
   startBufferMs?: number;
   /** Turns a chunk's display text into what the provider should read (e.g. number reading). */
@@ -100,6 +109,10 @@ export function checkSharedOptions(facts: ProviderFacts, opts: FirstwordTTSOptio
   }
   if (!Number.isFinite(opts.frameMs) || opts.frameMs < 1 || opts.frameMs > 1000) {
     throw new Error(`frameMs must be between 1 and 1000 (got ${String(opts.frameMs)})`);
+  }
+  const longest = opts.maxFrameMs;
+  if (longest !== undefined && (typeof longest !== 'number' || !Number.isFinite(longest) || longest < opts.frameMs || longest > 1000)) {
+    throw new Error(`maxFrameMs must be between frameMs (${opts.frameMs}) and 1000 (got ${String(longest)})`);
   }
   checkTimerMs('connectTimeoutMs', opts.connectTimeoutMs);
   const hold = opts.startBufferMs;
@@ -129,5 +142,5 @@ function speechPreparer(p: { speech: SpeechOptions | false; ssml?: boolean; prep
 }
 
 export function driverOptions(opts: FirstwordTTSOptions & { ssml?: boolean }): DriverOptions {
-  return { chunking: opts.chunking, frameMs: opts.frameMs, startBufferMs: opts.startBufferMs, prepareText: speechPreparer(opts) };
+  return { chunking: opts.chunking, frameMs: opts.frameMs, maxFrameMs: opts.maxFrameMs ?? Math.max(opts.frameMs, DEFAULT_MAX_FRAME_MS), startBufferMs: opts.startBufferMs, prepareText: speechPreparer(opts) };
 }

@@ -1,33 +1,52 @@
 import { AudioFrame } from '@livekit/rtc-node';
 
+/** The longest frame by default: what LiveKit's own plugins hand over (`AudioByteStream`'s 100 ms). */
+export const DEFAULT_MAX_FRAME_MS = 100;
+
 /**
- * Cuts a stream of PCM_16 into fixed-length AudioFrames: the `write`/`flush` contract of
- * `AudioByteStream` from @livekit/agents, which rebuilds its whole buffer with array spreads on
- * every write (`new Int8Array([...buf, ...bytes])`), which took most of the driver's CPU with many
- * concurrent streams (docs/benchmarks). Here each byte is copied once, into the frame that owns it.
+ * Cuts a stream of PCM_16 into AudioFrames whose length is a whole number of `samplesPerChannel`:
+ * the `write`/`flush` contract of `AudioByteStream` from @livekit/agents, which rebuilds its whole
+ * buffer with array spreads on every write (`new Int8Array([...buf, ...bytes])`), which took most of
+ * the driver's CPU with many concurrent streams (docs/benchmarks). Here each byte is copied at most
+ * twice: into the short remainder a write leaves, then into the frame that owns it.
+ *
+ * Audio already in hand leaves together, in frames of up to `maxSamplesPerFrame`: every frame costs
+ * the same on LiveKit's per-frame path (stream hops, an FFI request to the audio source) whatever its
+ * length, and a provider that sends 85 ms at once gains nothing from four frames instead of one. A
+ * frame never waits for audio that has not come, so the first audio leaves as early as with
+ * `maxSamplesPerFrame` equal to `samplesPerChannel`.
  */
 export class PcmFramer {
   readonly sampleRate: number;
   readonly channels: number;
-  readonly #frameBytes: number;
-  #frame: Int16Array;
-  #frameBytesView: Uint8Array;
+  /** Bytes of the shortest frame: every frame but a flushed rest is a whole number of them. */
+  readonly #unitBytes: number;
+  readonly #maxUnits: number;
+  /** Less than one unit of audio, waiting for the rest of its frame. */
+  readonly #rest: Uint8Array;
   #fill = 0;
 
-  constructor(sampleRate: number, channels: number, samplesPerChannel: number) {
+  constructor(sampleRate: number, channels: number, samplesPerChannel: number, maxSamplesPerFrame = samplesPerChannel) {
     if (!(samplesPerChannel >= 1) || !Number.isInteger(samplesPerChannel)) {
       throw new RangeError(`samplesPerChannel must be a positive integer, got ${samplesPerChannel}`);
     }
+    if (!Number.isInteger(maxSamplesPerFrame) || maxSamplesPerFrame < samplesPerChannel) {
+      throw new RangeError(`maxSamplesPerFrame must be an integer of at least samplesPerChannel (${samplesPerChannel}), got ${maxSamplesPerFrame}`);
+    }
     this.sampleRate = sampleRate;
     this.channels = channels;
-    this.#frameBytes = samplesPerChannel * channels * 2;
-    this.#frame = new Int16Array(samplesPerChannel * channels);
-    this.#frameBytesView = new Uint8Array(this.#frame.buffer);
+    this.#unitBytes = samplesPerChannel * channels * 2;
+    this.#maxUnits = Math.floor(maxSamplesPerFrame / samplesPerChannel);
+    this.#rest = new Uint8Array(this.#unitBytes);
   }
 
-  /** A framer whose frames last `frameMs` (at least one sample). */
-  static ofDuration(sampleRate: number, frameMs: number, channels = 1): PcmFramer {
-    return new PcmFramer(sampleRate, channels, Math.max(1, Math.round((sampleRate * frameMs) / 1000)));
+  /**
+   * A framer whose frames last `frameMs` (at least one sample), or a whole number of `frameMs` up to
+   * `maxFrameMs` when that much audio is already in hand.
+   */
+  static ofDuration(sampleRate: number, frameMs: number, maxFrameMs = frameMs, channels = 1): PcmFramer {
+    const unit = Math.max(1, Math.round((sampleRate * frameMs) / 1000));
+    return new PcmFramer(sampleRate, channels, unit, Math.max(unit, Math.round((sampleRate * maxFrameMs) / 1000)));
   }
 
   /**
@@ -38,33 +57,32 @@ export class PcmFramer {
     const bytes = data instanceof Int16Array ? new Uint8Array(data.buffer, data.byteOffset, data.byteLength) : data;
     const frames: AudioFrame[] = [];
     let offset = 0;
-    while (offset < bytes.length) {
-      const n = Math.min(this.#frameBytes - this.#fill, bytes.length - offset);
-      this.#frameBytesView.set(bytes.subarray(offset, offset + n), this.#fill);
-      this.#fill += n;
-      offset += n;
-      if (this.#fill === this.#frameBytes) frames.push(this.#take(this.#frameBytes));
+    for (;;) {
+      const units = Math.min(this.#maxUnits, Math.floor((this.#fill + bytes.length - offset) / this.#unitBytes));
+      if (units === 0) break;
+      const frame = new Int16Array((units * this.#unitBytes) / 2);
+      const view = new Uint8Array(frame.buffer);
+      view.set(this.#rest.subarray(0, this.#fill));
+      const taken = view.length - this.#fill;
+      view.set(bytes.subarray(offset, offset + taken), this.#fill);
+      offset += taken;
+      this.#fill = 0;
+      frames.push(this.#frameOf(frame));
     }
+    this.#rest.set(bytes.subarray(offset), this.#fill);
+    this.#fill += bytes.length - offset;
     return frames;
   }
 
   /** The rest as one shorter frame (whole samples only; a dangling byte is dropped). */
   flush(): AudioFrame[] {
     const bytes = this.#fill - (this.#fill % (2 * this.channels));
-    if (bytes === 0) {
-      this.#fill = 0;
-      return [];
-    }
-    return [this.#take(bytes)];
+    this.#fill = 0;
+    if (bytes === 0) return [];
+    return [this.#frameOf(new Int16Array(this.#rest.slice(0, bytes).buffer))];
   }
 
-  /** Hands the current frame buffer to an AudioFrame and starts a fresh one. */
-  #take(bytes: number): AudioFrame {
-    const samples = bytes === this.#frameBytes ? this.#frame : this.#frame.slice(0, bytes / 2);
-    const frame = new AudioFrame(samples, this.sampleRate, this.channels, samples.length / this.channels);
-    this.#frame = new Int16Array(this.#frameBytes / 2);
-    this.#frameBytesView = new Uint8Array(this.#frame.buffer);
-    this.#fill = 0;
-    return frame;
+  #frameOf(samples: Int16Array): AudioFrame {
+    return new AudioFrame(samples, this.sampleRate, this.channels, samples.length / this.channels);
   }
 }

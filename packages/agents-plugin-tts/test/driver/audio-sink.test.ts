@@ -24,7 +24,7 @@ const pcm = (n: number) => Buffer.from(Int16Array.from({ length: n }, (_, i) => 
 
 describe('AudioSink', () => {
   it('turns a source`s bytes — a RIFF header, odd cuts, another rate — into whole frames at its rate, nothing lost', () => {
-    const sink = new AudioSink({ sampleRate: 16000, frameMs: 20, startBufferMs: 0 }, () => {});
+    const sink = new AudioSink({ sampleRate: 16000, frameMs: 20, maxFrameMs: 20, startBufferMs: 0 }, () => {});
     const input = sink.input();
     const bytes = Buffer.concat([wavHeader(22050), pcm(22050)]); // one second at 22.05 kHz
     const frames = [];
@@ -38,7 +38,7 @@ describe('AudioSink', () => {
 
   it('holds frames in its start buffer until enough audio is in hand, then lets them through', () => {
     const out: tts.SynthesizedAudio[] = [];
-    const sink = new AudioSink({ sampleRate: 16000, frameMs: 20, startBufferMs: 100 }, (a) => out.push(a));
+    const sink = new AudioSink({ sampleRate: 16000, frameMs: 20, maxFrameMs: 20, startBufferMs: 100 }, (a) => out.push(a));
     const frames = sink.frames(sink.input().push(pcm(16000 * 0.2)));
     frames.slice(0, 4).forEach((frame) => sink.put({ requestId: 'r', segmentId: 's', frame, final: false }));
     expect(out).toHaveLength(0);

@@ -56,7 +56,7 @@ describe('cartesia synthesize() over /tts/bytes, through the driver`s audio sink
 
   it('marks the last frame final, as a stream`s segment ends', async () => {
     each.fx = await fixtures.cartesia();
-    each.engine = each.fx.make({ frameMs: 10 }) as CartesiaTTS;
+    each.engine = each.fx.make({ frameMs: 10, maxFrameMs: 10 }) as CartesiaTTS;
     const out = await collect(each.engine.synthesize(TEXT, conn));
     expect(out.frames.length).toBeGreaterThan(2);
     expect(out.frames.filter((f) => f.final)).toEqual([out.frames[out.frames.length - 1]]);
@@ -66,7 +66,7 @@ describe('cartesia synthesize() over /tts/bytes, through the driver`s audio sink
     each.fx = await fixtures.cartesia({ realTimeFactor: 1, frameBytes: 320, msPerChar: 30 } as Record<string, unknown>);
     /** How long the first 200 ms of audio took to arrive, frame to frame. */
     const firstSpread = async (startBufferMs: number) => {
-      each.engine = each.fx!.make({ startBufferMs, frameMs: 10 }) as CartesiaTTS;
+      each.engine = each.fx!.make({ startBufferMs, frameMs: 10, maxFrameMs: 10 }) as CartesiaTTS;
       const arrivals: number[] = [];
       for await (const ev of each.engine.synthesize(TEXT, conn)) if (ev.frame) arrivals.push(performance.now());
       await each.engine.close();

@@ -165,12 +165,31 @@ describe('cartesia codec on the wire', () => {
 
   it('synthesize() frames its audio at the configured frameMs, as stream() does', async () => {
     fx = await fixtures.cartesia();
-    engine = fx.make({ frameMs: 10 }) as CartesiaTTS;
+    engine = fx.make({ frameMs: 10, maxFrameMs: 10 }) as CartesiaTTS;
     const lengths: number[] = [];
     for await (const ev of engine.synthesize('Ten millisecond frames, please.')) lengths.push(ev.frame.samplesPerChannel);
     expect(lengths.length).toBeGreaterThan(2);
     // Every frame but the last is 10 ms long.
     expect(new Set(lengths.slice(0, -1))).toEqual(new Set([engine.sampleRate / 100]));
+  });
+
+  it('hands audio already in hand over in frames of up to maxFrameMs, whole multiples of frameMs', async () => {
+    // The fake's body arrives in blocks of many frames' audio.
+    fx = await fixtures.cartesia({ msPerChar: 30 } as Record<string, unknown>);
+    const lengthsWith = async (maxFrameMs: number | undefined) => {
+      engine = fx!.make({ frameMs: 20, ...(maxFrameMs ? { maxFrameMs } : {}) }) as CartesiaTTS;
+      const lengths: number[] = [];
+      for await (const ev of engine.synthesize('Longer frames for audio in hand, please.')) lengths.push(ev.frame.samplesPerChannel);
+      await engine.close();
+      return lengths.slice(0, -1).map((n) => (n * 1000) / engine!.sampleRate);
+    };
+    const byDefault = await lengthsWith(undefined);
+    expect(byDefault.every((ms) => ms % 20 === 0 && ms <= 100)).toBe(true);
+    expect(Math.max(...byDefault)).toBeGreaterThan(20);
+    const single = await lengthsWith(20);
+    expect(new Set(single)).toEqual(new Set([20]));
+    // The same audio, in fewer frames.
+    expect(byDefault.length).toBeLessThan(single.length / 2);
   });
 });
 

@@ -73,7 +73,7 @@ describe('StartBuffer', () => {
 describe('OrderedPlayout with a start buffer', () => {
   it('holds the first frames of the stream, not those after the buffer opened', () => {
     const put: tts.SynthesizedAudio[] = [];
-    const sink = new AudioSink({ sampleRate: RATE, frameMs: (320 * 1000) / RATE, startBufferMs: 60 }, (a) => put.push(a));
+    const sink = new AudioSink({ sampleRate: RATE, frameMs: (320 * 1000) / RATE, maxFrameMs: (320 * 1000) / RATE, startBufferMs: 60 }, (a) => put.push(a));
     const playout = new OrderedPlayout(sink, { trackDone: () => {} });
     const book = new TrackBook(((n) => () => String(++n))(0));
     const segment: Segment = { id: 's', tracks: [], closed: false, heldOpener: '' };

@@ -61,6 +61,63 @@ describe('PcmFramer of bytes', () => {
   });
 });
 
+describe('PcmFramer with longer frames for audio in hand', () => {
+  it('hands an 85 ms block over as one 80 ms frame and holds the 5 ms rest', () => {
+    const framer = PcmFramer.ofDuration(24000, 20, 100);
+    const frames = framer.write(new Int16Array(2040));
+    expect(frames.map((f) => f.samplesPerChannel)).toEqual([1920]);
+    expect(framer.write(new Int16Array(360)).map((f) => f.samplesPerChannel)).toEqual([480]);
+    expect(framer.flush()).toEqual([]);
+  });
+
+  it('emits every whole unit at once, in as few frames as the longest allows, every sample once (property)', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.integer({ min: 1, max: 1200 }), { minLength: 1, maxLength: 16 }),
+        fc.integer({ min: 1, max: 60 }),
+        fc.integer({ min: 1, max: 7 }),
+        fc.integer({ min: 0, max: 3 }),
+        (blocks, unit, maxUnits, extra) => {
+          // A longest frame that is not a whole number of units rounds down to one.
+          const framer = new PcmFramer(16000, 1, unit, unit * maxUnits + Math.min(extra, unit - 1));
+          let next = 0;
+          let written = 0;
+          let emitted = 0;
+          const all: number[] = [];
+          for (const n of blocks) {
+            const frames = framer.write(Int16Array.from({ length: n }, () => next++ % 30000));
+            written += n;
+            for (const f of frames) {
+              expect(f.samplesPerChannel % unit).toBe(0);
+              expect(f.samplesPerChannel).toBeLessThanOrEqual(unit * maxUnits);
+              all.push(...f.data.subarray(0, f.samplesPerChannel));
+              emitted += f.samplesPerChannel;
+            }
+            // Only a write's last frame may be shorter than the longest: no more frames than needed.
+            for (const f of frames.slice(0, -1)) expect(f.samplesPerChannel).toBe(unit * maxUnits);
+            // Nothing waits for audio that has not come: less than one unit is ever held back.
+            expect(emitted).toBe(Math.floor(written / unit) * unit);
+          }
+          for (const f of framer.flush()) all.push(...f.data.subarray(0, f.samplesPerChannel));
+          expect(all).toEqual(Array.from({ length: written }, (_, i) => i % 30000));
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
+  it('never lets a later write change an emitted frame', () => {
+    const framer = new PcmFramer(16000, 1, 2, 6);
+    const [frame] = framer.write(Int16Array.from([1, 2, 3, 4, 5]));
+    framer.write(Int16Array.from([6, 7, 8, 9, 10, 11, 12]));
+    expect(Array.from(frame!.data)).toEqual([1, 2, 3, 4]);
+  });
+
+  it('refuses a longest frame shorter than the shortest', () => {
+    expect(() => new PcmFramer(16000, 1, 320, 160)).toThrow(/maxSamplesPerFrame/);
+  });
+});
+
 describe('PcmFramer of samples', () => {
   it('cuts frames of exactly the asked length from blocks of any size, the rest flushed once (property)', () => {
     fc.assert(
