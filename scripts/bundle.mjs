@@ -141,6 +141,10 @@ export async function bundleWorker(root) {
     banner: { js: "import { createRequire as __firstwordRequire } from 'node:module'; const require = __firstwordRequire(import.meta.url);" },
     plugins: [rewriteMetaPlugin(root)],
     metafile: true,
+    // Each output's map beside it names the package or source file of every line: CPU profiles
+    // (bench/capacity/profile-summary.ts) and `--enable-source-maps` stack traces read them.
+    sourcemap: 'linked',
+    sourcesContent: false,
     logLevel: 'warning',
   });
   const written = new Set(Object.keys(result.metafile.outputs).map((file) => join(root, file)));

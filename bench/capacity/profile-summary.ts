@@ -7,13 +7,17 @@
  *
  *   npx tsx bench/capacity/profile-summary.ts DIR [--skip 15]
  */
-import { readFileSync, readdirSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { SourceMap } from 'node:module';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 interface CallFrame {
   functionName: string;
   url: string;
+  /** 0-based, as V8 reports them. */
+  lineNumber?: number;
+  columnNumber?: number;
 }
 interface ProfileNode {
   id: number;
@@ -54,10 +58,34 @@ export function ownerOf(frame: CallFrame): string {
   return functionName || '(native)';
 }
 
+const maps = new Map<string, SourceMap | undefined>();
+
+/** The map the bundle wrote beside a file of its (scripts/bundle.mjs), if there is one. */
+function sourceMapOf(url: string): SourceMap | undefined {
+  if (!maps.has(url)) {
+    const file = `${fileURLToPath(url)}.map`;
+    maps.set(url, existsSync(file) ? new SourceMap(JSON.parse(readFileSync(file, 'utf8'))) : undefined);
+  }
+  return maps.get(url);
+}
+
+/**
+ * The frame as it was before bundling or compiling: a bundled file's chunk (`dist/chunk-*.js`)
+ * names no package, its source map does (as do the maps packages ship beside their own
+ * `dist/`). Frames of files without a map stay as they are.
+ */
+export function unbundled(frame: CallFrame): CallFrame {
+  if (!frame.url.startsWith('file:') || frame.lineNumber === undefined || frame.lineNumber < 0) return frame;
+  const entry = sourceMapOf(frame.url)?.findEntry(frame.lineNumber, frame.columnNumber ?? 0);
+  // A map names its sources relative to itself.
+  return entry && 'originalSource' in entry && entry.originalSource ? { ...frame, url: new URL(entry.originalSource, frame.url).href } : frame;
+}
+
 export function summarizeProfile(file: string, skipS: number): ProfileSummary {
   const profile = JSON.parse(readFileSync(file, 'utf8')) as CpuProfile;
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   const busy = new Map<string, number>();
+  const ownerOfNode = new Map<number, string>();
   let t = profile.startTime;
   let windowUs = 0;
   for (let i = 0; i < profile.samples.length; i++) {
@@ -66,9 +94,10 @@ export function summarizeProfile(file: string, skipS: number): ProfileSummary {
     t += delta;
     if (t - profile.startTime <= skipS * 1e6) continue;
     windowUs += delta;
-    const frame = byId.get(profile.samples[i]!)!.callFrame;
-    if (frame.functionName === '(idle)') continue;
-    const owner = ownerOf(frame);
+    const node = byId.get(profile.samples[i]!)!;
+    if (node.callFrame.functionName === '(idle)') continue;
+    let owner = ownerOfNode.get(node.id);
+    if (owner === undefined) ownerOfNode.set(node.id, (owner = ownerOf(unbundled(node.callFrame))));
     busy.set(owner, (busy.get(owner) ?? 0) + delta);
   }
   const busyUs = [...busy.values()].reduce((a, b) => a + b, 0);

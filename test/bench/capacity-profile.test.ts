@@ -6,7 +6,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { busiestProfile, ownerOf, summarizeProfile } from '../../bench/capacity/profile-summary.js';
+import { pathToFileURL } from 'node:url';
+import { busiestProfile, ownerOf, summarizeProfile, unbundled } from '../../bench/capacity/profile-summary.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'fw-profile-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -48,6 +49,21 @@ describe('CPU profile summary', () => {
       ['Node: async hooks (AsyncLocalStorage on Node < 24)', 1],
     ]);
     expect(s.owners[0]!.share).toBeCloseTo(0.5, 6);
+  });
+
+  it('names the package or source file of a bundled line from the map beside the bundle', () => {
+    const bundle = join(dir, 'chunk-TEST.js');
+    writeFileSync(bundle, 'a();\nb();\n');
+    // Line 0 came from the framework, line 1 from our source (as esbuild writes `sources`).
+    const sources = ['../node_modules/@livekit/agents/dist/utils.js', '../src/latency/voice-arrival.ts'];
+    writeFileSync(`${bundle}.map`, JSON.stringify({ version: 3, sources, names: [], mappings: 'AAAA;ACAA' }));
+    const url = pathToFileURL(bundle).href;
+    expect(ownerOf(unbundled({ functionName: 'a', url, lineNumber: 0, columnNumber: 2 }))).toBe('@livekit/agents: utils.js');
+    expect(ownerOf(unbundled({ functionName: 'b', url, lineNumber: 1, columnNumber: 0 }))).toBe('firstword: src/latency/voice-arrival.ts');
+    // Without a map, and for Node's own code, the frame is left as it was.
+    const bare = { functionName: 'c', url: pathToFileURL(join(dir, 'plain.js')).href, lineNumber: 0, columnNumber: 0 };
+    expect(unbundled(bare)).toBe(bare);
+    expect(unbundled(frames[5])).toBe(frames[5]);
   });
 
   it('picks the process that was busiest as the call', () => {
