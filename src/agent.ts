@@ -28,6 +28,7 @@ import { protectBargeIn } from './audio/barge-in-output.js';
 import { attachJobTurnBudget, startWorkerMetrics } from './latency/worker.js';
 import { createCallCap } from './lifecycle/call-cap.js';
 import { watchLoadReports } from './lifecycle/load-reports.js';
+import { preloadFetch } from './lifecycle/preload.js';
 import { hostCpu } from './lifecycle/host-cpu.js';
 import { createWorkerLoad } from './lifecycle/worker-load.js';
 import { runAgentApp, runWorkerSettings } from './lifecycle/index.js';
@@ -77,6 +78,7 @@ export async function prewarm(proc: JobProcess<ProcessData>): Promise<void> {
   // Before any call: the framework logs SIP callers' identities (their numbers) unmasked, and an
   // overloaded VAD warns once per audio window.
   guardLogOutput(process.stdout);
+  preloadFetch();
   const config = loadConfig(process.env, { mode: 'worker' });
   proc.userData.vad = await silero.VAD.load({ minSilenceDuration: config.turn.silenceMs });
 
