@@ -1,4 +1,4 @@
-import { DEFAULT_MAX_FRAME_MS, PcmFramer, PcmResampler, pcmBytes } from '@firstword/agents-plugin-tts/pcm';
+import { defaultMaxFrameMs, PcmFramer, PcmResampler, pcmBytes } from '@firstword/agents-plugin-tts/pcm';
 import WebSocket from 'ws';
 import { pickLanguage } from './language.js';
 import { type ErrorFrame, type SynthesisRequest, errorFrame, parseRequest, stripMarkup } from './protocol.js';
@@ -63,7 +63,7 @@ export class VoiceConnection {
     // rate, one message each: a block's audio in one frame instead of four or five.
     const inputRate = this.#synthesizer.sampleRate;
     const resampler = new PcmResampler(request.sampleRate);
-    const framer = PcmFramer.ofDuration(request.sampleRate, this.#frameMs, Math.max(this.#frameMs, DEFAULT_MAX_FRAME_MS));
+    const framer = PcmFramer.ofDuration(request.sampleRate, this.#frameMs, defaultMaxFrameMs(this.#frameMs));
     let headerPending = request.withHeader;
     const send = (blocks: Int16Array[], last = false) => {
       const frames = blocks.flatMap((block) => framer.write(block));

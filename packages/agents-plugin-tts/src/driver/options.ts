@@ -4,7 +4,7 @@ import type { ProviderShape } from '../pacing/pacing-model.js';
 import { providerUrl } from '../protocol/connect.js';
 import type { ConnectionBudget } from '../budget/connection-budget.js';
 import { type SocketPoolOptions, checkTimerMs } from '../transport/pool-options.js';
-import { DEFAULT_MAX_FRAME_MS } from '../pcm/framer.js';
+import { defaultMaxFrameMs } from '../pcm/framer.js';
 
 /** The chunker's options, plus the TTS-level pacer. */
 export interface TTSChunkingOptions extends Omit<ChunkerOptions, 'paced'> {
@@ -142,5 +142,5 @@ function speechPreparer(p: { speech: SpeechOptions | false; ssml?: boolean; prep
 }
 
 export function driverOptions(opts: FirstwordTTSOptions & { ssml?: boolean }): DriverOptions {
-  return { chunking: opts.chunking, frameMs: opts.frameMs, maxFrameMs: opts.maxFrameMs ?? Math.max(opts.frameMs, DEFAULT_MAX_FRAME_MS), startBufferMs: opts.startBufferMs, prepareText: speechPreparer(opts) };
+  return { chunking: opts.chunking, frameMs: opts.frameMs, maxFrameMs: opts.maxFrameMs ?? defaultMaxFrameMs(opts.frameMs), startBufferMs: opts.startBufferMs, prepareText: speechPreparer(opts) };
 }

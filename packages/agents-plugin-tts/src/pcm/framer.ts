@@ -1,7 +1,12 @@
 import { AudioFrame } from '@livekit/rtc-node';
 
 /** The longest frame by default: what LiveKit's own plugins hand over (`AudioByteStream`'s 100 ms). */
-export const DEFAULT_MAX_FRAME_MS = 100;
+const DEFAULT_MAX_FRAME_MS = 100;
+
+/** The longest frame when none is asked for: 100 ms, or `frameMs` itself when that is longer. */
+export function defaultMaxFrameMs(frameMs: number): number {
+  return Math.max(frameMs, DEFAULT_MAX_FRAME_MS);
+}
 
 /**
  * Cuts a stream of PCM_16 into AudioFrames whose length is a whole number of `samplesPerChannel`:

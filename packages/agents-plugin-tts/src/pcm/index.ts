@@ -5,5 +5,5 @@
  * output and the local voice all use these.
  */
 export { PcmResampler, resampleClip, AudioResamplerQuality } from './resample.js';
-export { PcmFramer, DEFAULT_MAX_FRAME_MS } from './framer.js';
+export { PcmFramer, defaultMaxFrameMs } from './framer.js';
 export { Pcm16Reassembler, pcmBytes, pcmSamples, stripRiffHeader } from './pcm.js';
