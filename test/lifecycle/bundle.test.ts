@@ -58,7 +58,7 @@ describe('the bundled worker', () => {
 
   it('finds the files that modules locate beside their own code', () => {
     const outputs = readdirSync(dist, { recursive: true, encoding: 'utf8' }).filter((file) => file.endsWith('.js'));
-    const located = outputs.flatMap((file) => [...readFileSync(path.join(dist, file), 'utf8').matchAll(/(?:const|let|var) __firstwordMetaUrl\d* = "(file:[^"]+)"/g)].map((m) => m[1]!));
+    const located = outputs.flatMap((file) => [...readFileSync(path.join(dist, file), 'utf8').matchAll(/\b__firstwordMetaUrl\d*\s*=\s*"(file:[^"]+)"/g)].map((m) => m[1]!));
     // Among them the Silero model's module, the Smart Turn model's, the eSpeak synthesizer's worker.
     expect(located.length).toBeGreaterThan(5);
     for (const url of located) expect(existsSync(fileURLToPath(url)), url).toBe(true);
