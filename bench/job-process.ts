@@ -38,7 +38,7 @@ export const arg = (name: string): string | undefined => {
  * hands its job processes (src/config/load.ts `shareJobProcessSettings`).
  */
 export function jobEnvironment(resembleUrl?: string): NodeJS.ProcessEnv {
-  const { ACK_AUDIO_DIR: _ownAcks, TTS_PROVIDER: _ownProvider, ...inherited } = process.env;
+  const { ACK_AUDIO_DIR: _ownAcks, TTS_PROVIDER: _ownProvider, NODE_COMPILE_CACHE: _ownCache, ...inherited } = process.env;
   return {
     ...inherited,
     MALLOC_ARENA_MAX: String(JOB_MALLOC_ARENAS),

@@ -3,7 +3,7 @@
  * (its job_proc_lazy_main.js with the agent's file as argument, the worker's Node flags inherited),
  * timed from fork to two of its log lines: "job process ready" (the framework's "initialized"
  * reply follows it once prewarm returns: VAD loaded, TTS socket opening) and "acknowledgements
- * ready" (the phrases prepared after it, before any call needs them). Four ways to run it:
+ * ready" (the phrases prepared after it, before any call needs them). Five ways to run it:
  *
  *   tsx          `node --import tsx src/agent.ts start`: every job process compiles TypeScript
  *   modules      compiled, but loaded module by module as before the bundle (./unbundled-agent.ts,
@@ -12,12 +12,15 @@
  *                and dist/agent.js (scripts/bundle.mjs), each process synthesizing its acknowledgements
  *   shared-acks  the same, with the worker's acknowledgement store (ACK_AUDIO_DIR) that the
  *                unmeasured first start filled: what every job process after a worker's first pays
+ *   compile-cache  the same, with Node's compile cache (NODE_COMPILE_CACHE) that the first start
+ *                filled, as the worker hands it to its job processes on Node 22.1+ (Node 20
+ *                ignores it: there this is shared-acks again)
  *
  * `--voice local` (the default: no keys, the embedded eSpeak voice, synthesized inside the job
  * process) or `--voice resemble` (the Resemble protocol fake from test/servers, in this process,
  * pacing like the live service: the job process only receives and frames the audio).
  *
- * One process at a time, the four alternating; wall time, CPU (user + system, all threads,
+ * One process at a time, the five alternating; wall time, CPU (user + system, all threads,
  * from /proc) at each line, and memory (RSS and its anonymous part, /proc/PID/smaps_rollup) at
  * the second: what every prewarmed process holds before a call. No LiveKit server is needed:
  * nothing connects before a job arrives. `--node BIN` forks them on another Node binary
@@ -47,13 +50,19 @@ import {
 import { writeUnbundledAgent } from './unbundled-agent.js';
 
 const ACK_DIR = mkdtempSync(join(tmpdir(), 'fw-job-start-acks-'));
-process.on('exit', () => rmSync(ACK_DIR, { recursive: true, force: true }));
+const COMPILE_CACHE_DIR = mkdtempSync(join(tmpdir(), 'fw-job-start-compile-'));
+process.on('exit', () => {
+  rmSync(ACK_DIR, { recursive: true, force: true });
+  rmSync(COMPILE_CACHE_DIR, { recursive: true, force: true });
+});
 
 const VARIANTS = {
-  tsx: { execArgv: ['--import', 'tsx'], jobMain: FRAMEWORK_JOB_MAIN, agent: join(ROOT, 'src', 'agent.ts'), ackDir: undefined },
-  modules: { execArgv: START_FLAGS, jobMain: FRAMEWORK_JOB_MAIN, agent: await writeUnbundledAgent(ROOT), ackDir: undefined },
-  compiled: { execArgv: START_FLAGS, jobMain: BUNDLED_JOB_MAIN, agent: BUNDLED_AGENT, ackDir: undefined },
-  'shared-acks': { execArgv: START_FLAGS, jobMain: BUNDLED_JOB_MAIN, agent: BUNDLED_AGENT, ackDir: ACK_DIR },
+  tsx: { execArgv: ['--import', 'tsx'], jobMain: FRAMEWORK_JOB_MAIN, agent: join(ROOT, 'src', 'agent.ts'), ackDir: undefined, compileCache: undefined },
+  modules: { execArgv: START_FLAGS, jobMain: FRAMEWORK_JOB_MAIN, agent: await writeUnbundledAgent(ROOT), ackDir: undefined, compileCache: undefined },
+  compiled: { execArgv: START_FLAGS, jobMain: BUNDLED_JOB_MAIN, agent: BUNDLED_AGENT, ackDir: undefined, compileCache: undefined },
+  'shared-acks': { execArgv: START_FLAGS, jobMain: BUNDLED_JOB_MAIN, agent: BUNDLED_AGENT, ackDir: ACK_DIR, compileCache: undefined },
+  // As a worker runs them on Node 22.1+ (Node 20 ignores the cache: the same as shared-acks there).
+  'compile-cache': { execArgv: START_FLAGS, jobMain: BUNDLED_JOB_MAIN, agent: BUNDLED_AGENT, ackDir: ACK_DIR, compileCache: COMPILE_CACHE_DIR },
 } as const;
 type Variant = keyof typeof VARIANTS;
 
@@ -75,8 +84,9 @@ interface Sample {
 }
 
 async function sample(variant: Variant): Promise<Sample> {
-  const { execArgv, jobMain, agent, ackDir } = VARIANTS[variant];
-  const started = await startJobProcess({ jobMain, agent, execArgv, env: ackDir ? { ...ENV, ACK_AUDIO_DIR: ackDir } : ENV, node: NODE }, variant);
+  const { execArgv, jobMain, agent, ackDir, compileCache } = VARIANTS[variant];
+  const env = { ...ENV, ...(ackDir ? { ACK_AUDIO_DIR: ackDir } : {}), ...(compileCache ? { NODE_COMPILE_CACHE: compileCache } : {}) };
+  const started = await startJobProcess({ jobMain, agent, execArgv, env, node: NODE }, variant);
   try {
     const { rssMb, anonMb } = memoryMb(started.child.pid!);
     return { ready: started.ready, acksReady: started.acksReady, acksFromStore: started.acksFromStore, rssMb, anonMb };
@@ -92,13 +102,13 @@ execFileSync(process.execPath, [join(ROOT, 'scripts', 'build.mjs')], { stdio: 'i
 // acknowledgement store filled, as on a worker that has started job processes before.
 for (const variant of VARIANT_NAMES) await sample(variant);
 
-const samples: Record<Variant, Sample[]> = { tsx: [], modules: [], compiled: [], 'shared-acks': [] };
+const samples = Object.fromEntries(VARIANT_NAMES.map((v) => [v, [] as Sample[]])) as Record<Variant, Sample[]>;
 for (let i = 0; i < SAMPLES; i += 1) {
   for (const variant of VARIANT_NAMES) {
     const s = await sample(variant);
     samples[variant].push(s);
     console.log(
-      `${variant.padEnd(11)} ready: wall ${s.ready.wallMs} ms, CPU ${s.ready.cpuMs} ms; acknowledgements (${s.acksFromStore} read): ` +
+      `${variant.padEnd(13)} ready: wall ${s.ready.wallMs} ms, CPU ${s.ready.cpuMs} ms; acknowledgements (${s.acksFromStore} read): ` +
         `wall ${s.acksReady.wallMs} ms, CPU ${s.acksReady.cpuMs} ms; RSS ${s.rssMb} MB (${s.anonMb} MB anonymous)`,
     );
   }
@@ -125,6 +135,9 @@ const ratios = {
   sharedOverCompiledAcksReadyCpu: ratio(medians['shared-acks'].acksReadyCpuMs, medians.compiled.acksReadyCpuMs),
   sharedOverCompiledAcksReadyWall: ratio(medians['shared-acks'].acksReadyWallMs, medians.compiled.acksReadyWallMs),
   sharedOverCompiledReadyCpu: ratio(medians['shared-acks'].readyCpuMs, medians.compiled.readyCpuMs),
+  cacheOverSharedReadyCpu: ratio(medians['compile-cache'].readyCpuMs, medians['shared-acks'].readyCpuMs),
+  cacheOverSharedReadyWall: ratio(medians['compile-cache'].readyWallMs, medians['shared-acks'].readyWallMs),
+  cacheOverSharedRss: ratio(medians['compile-cache'].rssMb, medians['shared-acks'].rssMb),
 };
 console.log(JSON.stringify({ medians, ratios }, null, 2));
 const result = {

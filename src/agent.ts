@@ -23,11 +23,12 @@ import { attachEarlyAck } from './ack/early.js';
 import { EARLY_ACK_PHRASES } from './ack/phrases.js';
 import { CALLER_FRAME_MS } from './audio/caller-frames.js';
 import { createAckRoomOutput } from './audio/room-output.js';
-import { type AppConfig, CALL_CPU_CORES, ConfigError, loadConfig, loadEnvFile, redactedConfig, shareAckAudioDir, shareJobProcessSettings, shareLeaseSocket } from './config/index.js';
+import { type AppConfig, CALL_CPU_CORES, ConfigError, loadConfig, loadEnvFile, redactedConfig, shareAckAudioDir, shareCompileCacheDir, shareJobProcessSettings, shareLeaseSocket } from './config/index.js';
 import { protectBargeIn } from './audio/barge-in-output.js';
 import { attachJobTurnBudget, startWorkerMetrics } from './latency/worker.js';
 import { createCallCap } from './lifecycle/call-cap.js';
 import { watchLoadReports } from './lifecycle/load-reports.js';
+import { createCompileCacheDir, flushCompileCache } from './lifecycle/compile-cache.js';
 import { preloadFetch } from './lifecycle/preload.js';
 import { hostCpu } from './lifecycle/host-cpu.js';
 import { createWorkerLoad } from './lifecycle/worker-load.js';
@@ -81,6 +82,7 @@ export async function prewarm(proc: JobProcess<ProcessData>): Promise<void> {
   preloadFetch();
   const config = loadConfig(process.env, { mode: 'worker' });
   proc.userData.vad = await silero.VAD.load({ minSilenceDuration: config.turn.silenceMs });
+  flushCompileCache();
 
   const voice = prepareVoice(config);
   // Not awaited: a slow provider must not hold up the process's start. A failure here is
@@ -299,6 +301,7 @@ export function runWorkerCli(argv: string[] = process.argv): void {
   registerSmartTurnRunner(config.turn.detector);
   shareJobProcessSettings(config);
   if (config.ack.mode !== 'off') shareAcknowledgements();
+  if (config.worker.compileCacheDir === undefined) shareCompileCache();
   const metricsPort = config.metrics.port;
   if (metricsPort !== undefined) {
     // A metrics port that cannot be had is a configuration error like any other: say so and stop.
@@ -360,6 +363,19 @@ function shareAcknowledgements(): void {
   } catch (error) {
     // Not a reason to refuse calls: each job process then synthesizes its own.
     process.stderr.write(`acknowledgements will be synthesized once per call: no directory for them (${(error as Error).message})\n`);
+  }
+}
+
+/** Every call's job process would otherwise compile the same code again (Node 22.1+; Node 20 has no cache). */
+function shareCompileCache(): void {
+  try {
+    const dir = createCompileCacheDir();
+    if (!dir) return;
+    shareCompileCacheDir(dir.path);
+    process.once('exit', () => dir.removeSync());
+  } catch (error) {
+    // Not a reason to refuse calls: each job process then compiles its own code.
+    process.stderr.write(`job processes will compile their code each: no directory for a compile cache (${(error as Error).message})\n`);
   }
 }
 

@@ -7,7 +7,7 @@ export {
   defaultMaxCalls,
 } from './defaults.js';
 export { PROVIDER_FACTS, TTS_PROVIDERS } from './providers.js';
-export { ConfigError, loadConfig, loadEnvFile, shareAckAudioDir, shareJobProcessSettings, shareLeaseSocket, turnDelays } from './load.js';
+export { ConfigError, loadConfig, loadEnvFile, shareAckAudioDir, shareCompileCacheDir, shareJobProcessSettings, shareLeaseSocket, turnDelays } from './load.js';
 export { redactedConfig } from './redact.js';
 export type {
   WebAuthSettings,

@@ -10,7 +10,7 @@ import { DEFAULT_TURN_POLICY } from '../turn/turn-decision.js';
 import { CONFIG_DEFAULTS, DEFAULT_CPU_BUDGET_PERCENT, JOB_MALLOC_ARENAS, JOB_PROCESS_START_TIMEOUT_MS, LOOP_BLOCK_WARN_MS, defaultMaxCalls } from './defaults.js';
 import { PROVIDER_FACTS } from './providers.js';
 import type { AppConfig, ConfigMode, TtsProvider, WebAuthSettings } from './types.js';
-import { ACK_AUDIO_DIR_VARIABLE, ENV_SCHEMA, ENV_VARIABLES, type EnvVariable, LEASE_SOCKET_VARIABLE, type ParsedEnv, SECRET_VARIABLES } from './variables.js';
+import { ACK_AUDIO_DIR_VARIABLE, COMPILE_CACHE_VARIABLE, ENV_SCHEMA, ENV_VARIABLES, type EnvVariable, LEASE_SOCKET_VARIABLE, type ParsedEnv, SECRET_VARIABLES } from './variables.js';
 
 export class ConfigError extends Error {
   readonly problems: string[];
@@ -174,6 +174,7 @@ function buildConfig(env: ParsedEnv, provider: TtsProvider, cpuCores: number): A
       processStartTimeoutMs: env.AGENT_PROCESS_START_TIMEOUT_S === undefined ? JOB_PROCESS_START_TIMEOUT_MS : env.AGENT_PROCESS_START_TIMEOUT_S * 1000,
       jobMallocArenas: env.MALLOC_ARENA_MAX ?? JOB_MALLOC_ARENAS,
       loopBlockWarnMs: env.LIVEKIT_AGENTS_LOOP_BLOCK_WARN_MS ?? LOOP_BLOCK_WARN_MS,
+      compileCacheDir: env.NODE_COMPILE_CACHE,
     },
     openai: {
       apiKey: env.OPENAI_API_KEY,
@@ -274,6 +275,11 @@ export function shareLeaseSocket(path: string): void {
 /** Hands the worker's acknowledgement-audio directory to the job processes it will fork. */
 export function shareAckAudioDir(path: string): void {
   process.env[ACK_AUDIO_DIR_VARIABLE] = path;
+}
+
+/** Hands the worker's compile cache directory to the job processes it will fork (Node reads it as each starts). */
+export function shareCompileCacheDir(path: string): void {
+  process.env[COMPILE_CACHE_VARIABLE] = path;
 }
 
 /**

@@ -56,6 +56,7 @@ export const ENV_SCHEMA = z.object({
   AGENT_PROCESS_START_TIMEOUT_S: wholeNumber(1, 600, 's'),
   MALLOC_ARENA_MAX: wholeNumber(1, 1024, 'arenas'),
   LIVEKIT_AGENTS_LOOP_BLOCK_WARN_MS: wholeNumber(0, 60_000, 'ms'),
+  NODE_COMPILE_CACHE: text(),
   // OpenAI
   OPENAI_API_KEY: text(),
   OPENAI_BASE_URL: url(['http', 'https']),
@@ -122,6 +123,7 @@ export type EnvVariable = keyof typeof ENV_SCHEMA.shape;
 /** Set by the worker's main process for the job processes it forks (the connection budget's service). */
 export const LEASE_SOCKET_VARIABLE = 'TTS_LEASE_SOCKET' satisfies EnvVariable;
 /** Set by the worker's main process for the job processes it forks (acknowledgement audio they share). */
+export const COMPILE_CACHE_VARIABLE = 'NODE_COMPILE_CACHE' satisfies EnvVariable;
 export const ACK_AUDIO_DIR_VARIABLE = 'ACK_AUDIO_DIR' satisfies EnvVariable;
 export type ParsedEnv = z.output<typeof ENV_SCHEMA>;
 
