@@ -300,8 +300,10 @@ export function runWorkerCli(argv: string[] = process.argv): void {
   // TURN_DETECTOR=combined: one Smart Turn per worker, in the framework's inference process.
   registerSmartTurnRunner(config.turn.detector);
   shareJobProcessSettings(config);
-  if (config.ack.mode !== 'off') shareAcknowledgements();
-  if (config.worker.compileCacheDir === undefined) shareCompileCache();
+  // Every call's job process would otherwise synthesize the same phrases, and compile the same
+  // code (Node 22.1+; Node 20 has no compile cache), again.
+  if (config.ack.mode !== 'off') shareWorkerDir(createAckStoreDir, shareAckAudioDir, 'acknowledgements will be synthesized once per call');
+  if (config.worker.compileCacheDir === undefined) shareWorkerDir(createCompileCacheDir, shareCompileCacheDir, 'job processes will each compile their code');
   const metricsPort = config.metrics.port;
   if (metricsPort !== undefined) {
     // A metrics port that cannot be had is a configuration error like any other: say so and stop.
@@ -354,28 +356,19 @@ export function runWorkerCli(argv: string[] = process.argv): void {
   );
 }
 
-/** Every call's job process would otherwise synthesize the same phrases again. */
-function shareAcknowledgements(): void {
+/**
+ * A directory the worker makes before it forks any job process, hands them through their
+ * environment (`share`), and removes when it exits. Without it calls go on: `withoutIt` says what
+ * each then pays. `make` returns nothing when this Node has no use for one.
+ */
+function shareWorkerDir(make: () => { path: string; removeSync(): void } | undefined, share: (path: string) => void, withoutIt: string): void {
   try {
-    const ackDir = createAckStoreDir();
-    shareAckAudioDir(ackDir.path);
-    process.once('exit', () => ackDir.removeSync());
-  } catch (error) {
-    // Not a reason to refuse calls: each job process then synthesizes its own.
-    process.stderr.write(`acknowledgements will be synthesized once per call: no directory for them (${(error as Error).message})\n`);
-  }
-}
-
-/** Every call's job process would otherwise compile the same code again (Node 22.1+; Node 20 has no cache). */
-function shareCompileCache(): void {
-  try {
-    const dir = createCompileCacheDir();
+    const dir = make();
     if (!dir) return;
-    shareCompileCacheDir(dir.path);
+    share(dir.path);
     process.once('exit', () => dir.removeSync());
   } catch (error) {
-    // Not a reason to refuse calls: each job process then compiles its own code.
-    process.stderr.write(`job processes will compile their code each: no directory for a compile cache (${(error as Error).message})\n`);
+    process.stderr.write(`${withoutIt}: no directory for it (${(error as Error).message})\n`);
   }
 }
 
