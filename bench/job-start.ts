@@ -12,9 +12,9 @@
  *                and dist/agent.js (scripts/bundle.mjs), each process synthesizing its acknowledgements
  *   shared-acks  the same, with the worker's acknowledgement store (ACK_AUDIO_DIR) that the
  *                unmeasured first start filled: what every job process after a worker's first pays
- *   compile-cache  the same, with Node's compile cache (NODE_COMPILE_CACHE) that the first start
- *                filled, as the worker hands it to its job processes on Node 22.1+ (Node 20
- *                ignores it: there this is shared-acks again)
+ *   compile-cache  the same, with the directory the worker hands its job processes in
+ *                NODE_COMPILE_CACHE, filled by the first start: V8's code (Node 22.1+; Node 20
+ *                has no compile cache) and the VAD's optimized graph (every Node)
  *
  * `--voice local` (the default: no keys, the embedded eSpeak voice, synthesized inside the job
  * process) or `--voice resemble` (the Resemble protocol fake from test/servers, in this process,
@@ -61,7 +61,8 @@ const VARIANTS = {
   modules: { execArgv: START_FLAGS, jobMain: FRAMEWORK_JOB_MAIN, agent: await writeUnbundledAgent(ROOT), ackDir: undefined, compileCache: undefined },
   compiled: { execArgv: START_FLAGS, jobMain: BUNDLED_JOB_MAIN, agent: BUNDLED_AGENT, ackDir: undefined, compileCache: undefined },
   'shared-acks': { execArgv: START_FLAGS, jobMain: BUNDLED_JOB_MAIN, agent: BUNDLED_AGENT, ackDir: ACK_DIR, compileCache: undefined },
-  // As a worker runs them on Node 22.1+ (Node 20 ignores the cache: the same as shared-acks there).
+  // As a worker runs them: V8's code from the cache on Node 22.1+ (Node 20 has none), the VAD's
+  // optimized graph on every Node.
   'compile-cache': { execArgv: START_FLAGS, jobMain: BUNDLED_JOB_MAIN, agent: BUNDLED_AGENT, ackDir: ACK_DIR, compileCache: COMPILE_CACHE_DIR },
 } as const;
 type Variant = keyof typeof VARIANTS;

@@ -14,11 +14,10 @@ import {
   log,
 } from '@livekit/agents';
 import * as openai from '@livekit/agents-plugin-openai';
-import * as silero from '@livekit/agents-plugin-silero';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type AckLibrary, type AckLibraryOptions, attachAcknowledgement, prepareAcknowledgements } from './ack/index.js';
-import { createAckStoreDir, diskAckStore } from './ack/audio-store.js';
+import { diskAckStore } from './ack/audio-store.js';
 import { attachEarlyAck } from './ack/early.js';
 import { EARLY_ACK_PHRASES } from './ack/phrases.js';
 import { CALLER_FRAME_MS } from './audio/caller-frames.js';
@@ -28,7 +27,8 @@ import { protectBargeIn } from './audio/barge-in-output.js';
 import { attachJobTurnBudget, startWorkerMetrics } from './latency/worker.js';
 import { createCallCap } from './lifecycle/call-cap.js';
 import { watchLoadReports } from './lifecycle/load-reports.js';
-import { createCompileCacheDir, flushCompileCache } from './lifecycle/compile-cache.js';
+import { flushCompileCache } from './lifecycle/compile-cache.js';
+import { shareWorkerDir } from './lifecycle/worker-dir.js';
 import { preloadFetch } from './lifecycle/preload.js';
 import { hostCpu } from './lifecycle/host-cpu.js';
 import { createWorkerLoad } from './lifecycle/worker-load.js';
@@ -50,6 +50,7 @@ import { type HeldGreeting, holdGreeting, isCallRoom } from './sip/greeting-audi
 import { CallStartup } from './sip/startup.js';
 import { attachDtmfTurns } from './sip/dtmf-turns.js';
 import { guardLogOutput } from './log-output/guard.js';
+import { loadSileroVad } from './stt/silero-vad.js';
 import { EARLY_ACK_SILENCE_BOUND_MS, PreflightSTT, answerRevisions, createSpeechToText, earlyFinalTiming, isLiveTranscriptionModel, shareVad, wordsDueAfterEndMs } from './stt/index.js';
 import { voiceForCall } from './tts/call-voice.js';
 import { type CreatedTTS, createTTS } from './tts/factory.js';
@@ -81,7 +82,7 @@ export async function prewarm(proc: JobProcess<ProcessData>): Promise<void> {
   guardLogOutput(process.stdout);
   preloadFetch();
   const config = loadConfig(process.env, { mode: 'worker' });
-  proc.userData.vad = await silero.VAD.load({ minSilenceDuration: config.turn.silenceMs });
+  proc.userData.vad = await loadSileroVad({ minSilenceDuration: config.turn.silenceMs, cacheDir: config.worker.compileCacheDir });
   flushCompileCache();
 
   const voice = prepareVoice(config);
@@ -149,7 +150,7 @@ export async function entry(ctx: JobContext<ProcessData>): Promise<void> {
   logger.info(caller.logFields, 'caller joined');
 
   // One Silero inference per call: the STT commits at the session's own end of speech.
-  const vad = shareVad(ctx.proc.userData.vad ?? (await silero.VAD.load({ minSilenceDuration: config.turn.silenceMs })));
+  const vad = shareVad(ctx.proc.userData.vad ?? (await loadSileroVad({ minSilenceDuration: config.turn.silenceMs, cacheDir: config.worker.compileCacheDir })));
   const { voice, fallback } = await pendingVoice;
   ctx.addShutdownCallback(() => voice.close());
 
@@ -301,9 +302,9 @@ export function runWorkerCli(argv: string[] = process.argv): void {
   registerSmartTurnRunner(config.turn.detector);
   shareJobProcessSettings(config);
   // Every call's job process would otherwise synthesize the same phrases, and compile the same
-  // code (Node 22.1+; Node 20 has no compile cache), again.
-  if (config.ack.mode !== 'off') shareWorkerDir(createAckStoreDir, shareAckAudioDir, 'acknowledgements will be synthesized once per call');
-  if (config.worker.compileCacheDir === undefined) shareWorkerDir(createCompileCacheDir, shareCompileCacheDir, 'job processes will each compile their code');
+  // code and VAD graph, again.
+  if (config.ack.mode !== 'off') shareWorkerDir('firstword-acks-', shareAckAudioDir, 'acknowledgements will be synthesized once per call');
+  if (config.worker.compileCacheDir === undefined) shareWorkerDir('firstword-compile-cache-', shareCompileCacheDir, 'job processes will each compile their code');
   const metricsPort = config.metrics.port;
   if (metricsPort !== undefined) {
     // A metrics port that cannot be had is a configuration error like any other: say so and stop.
@@ -354,22 +355,6 @@ export function runWorkerCli(argv: string[] = process.argv): void {
       process.exit(1);
     },
   );
-}
-
-/**
- * A directory the worker makes before it forks any job process, hands them through their
- * environment (`share`), and removes when it exits. Without it calls go on: `withoutIt` says what
- * each then pays. `make` returns nothing when this Node has no use for one.
- */
-function shareWorkerDir(make: () => { path: string; removeSync(): void } | undefined, share: (path: string) => void, withoutIt: string): void {
-  try {
-    const dir = make();
-    if (!dir) return;
-    share(dir.path);
-    process.once('exit', () => dir.removeSync());
-  } catch (error) {
-    process.stderr.write(`${withoutIt}: no directory for it (${(error as Error).message})\n`);
-  }
 }
 
 const invokedDirectly =

@@ -15,9 +15,7 @@
  * file that does not match it, or its key, is read as absent and written again.
  */
 import { createHash } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
 import { readFile, rename, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { log } from '@livekit/agents';
 import { AudioFrame } from '@livekit/rtc-node';
@@ -121,13 +119,4 @@ export function diskAckStore(dir: string): AckAudioStore {
       }
     },
   };
-}
-
-/**
- * The worker's directory for the store, made before any job process is forked; `removeSync` is
- * for `process.on('exit')`.
- */
-export function createAckStoreDir(): { path: string; removeSync(): void } {
-  const path = mkdtempSync(join(tmpdir(), 'firstword-acks-'));
-  return { path, removeSync: () => rmSync(path, { recursive: true, force: true }) };
 }

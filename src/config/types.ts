@@ -49,7 +49,7 @@ export interface AppConfig {
     jobMallocArenas: number;
     /** The framework's event-loop stall report threshold (LIVEKIT_AGENTS_LOOP_BLOCK_WARN_MS), 0 = off. */
     loopBlockWarnMs: number;
-    /** Where job processes keep V8's compiled code (NODE_COMPILE_CACHE, Node 22.1+); unset, the worker makes one. */
+    /** Where job processes keep what they compile (NODE_COMPILE_CACHE): V8's code (Node 22.1+), the VAD's optimized graph; unset, the worker makes one. */
     compileCacheDir?: string;
   };
   /** `baseURL` reaches both the LLM and the (realtime) STT: the plugin's STT ignores OPENAI_BASE_URL. */

@@ -4,7 +4,6 @@
  * scripted STT. Each turn is reported on the caller's clock, from the last voiced sample.
  */
 import type { llm, tts } from '@livekit/agents';
-import * as silero from '@livekit/agents-plugin-silero';
 import { attachAcknowledgement } from '../ack/controller.js';
 import { attachEarlyAck } from '../ack/early.js';
 import { prepareAcknowledgements } from '../ack/library.js';
@@ -16,6 +15,7 @@ import { attachJobTurnBudget } from '../latency/worker.js';
 import { EspeakSynthesizer } from '../local-voice/synthesizer.js';
 import { SpokenSession } from '../spoken/spoken-session.js';
 import { type RenderedUtterance, renderUtterance } from '../spoken/utterance.js';
+import { loadSileroVad } from '../stt/silero-vad.js';
 import { FirstwordTTS } from '@firstword/agents-plugin-tts';
 import { turnTaking } from '../turn/detection.js';
 import { predictTurnComplete } from '../turn/transcript-detector.js';
@@ -35,7 +35,7 @@ export interface SpokenDemoOptions {
 export async function runSpokenTurns(opts: SpokenDemoOptions): Promise<{ turns: DemoTurnReport[]; heard: RecordedSegment[][] }> {
   const { config } = opts;
   const clips = await speakPrompts(opts.turns);
-  const vad = await silero.VAD.load({ minSilenceDuration: config.turn.silenceMs });
+  const vad = await loadSileroVad({ minSilenceDuration: config.turn.silenceMs });
   const ackMode = config.ack.mode;
   const library = ackMode === 'off' ? undefined : await prepareAcknowledgements(opts.tts, { phrases: ackMode === 'early' ? EARLY_ACK_PHRASES : {} });
   const metricsOff = { ...config, metrics: { ...config.metrics, port: undefined } };

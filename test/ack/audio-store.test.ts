@@ -10,7 +10,7 @@ import { initializeLogger } from '@livekit/agents';
 import { AudioFrame } from '@livekit/rtc-node';
 import fc from 'fast-check';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { type AckAudioKey, createAckStoreDir, decodeAckAudio, diskAckStore, encodeAckAudio } from '../../src/ack/audio-store.js';
+import { type AckAudioKey, decodeAckAudio, diskAckStore, encodeAckAudio } from '../../src/ack/audio-store.js';
 
 const KEY: AckAudioKey = { voice: 'resemble', sampleRate: 24000, channels: 1, text: '네, 확인해 볼게요.' };
 
@@ -102,18 +102,5 @@ describe('diskAckStore', () => {
     rmSync(path, { recursive: true, force: true });
     await expect(store.write(KEY, [frame([1, 2])])).resolves.toBeUndefined();
     expect(await store.read(KEY)).toBeUndefined();
-  });
-});
-
-describe('createAckStoreDir', () => {
-  it("makes a directory only this user can read, and removes it with what the job processes stored", async () => {
-    const dir = createAckStoreDir();
-    try {
-      expect(statSync(dir.path).mode & 0o777).toBe(0o700);
-      await diskAckStore(dir.path).write(KEY, [frame([1])]);
-    } finally {
-      dir.removeSync();
-    }
-    expect(existsSync(dir.path)).toBe(false);
   });
 });
