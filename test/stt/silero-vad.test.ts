@@ -24,8 +24,10 @@ const SILENCE_MS = 250;
 const PROBABILITY_TOLERANCE = 1e-4;
 
 /**
- * eSpeak's 22.05 kHz speech as 20 ms frames at Silero's 16 kHz. Fed at another rate, the plugin's
- * own resampler does not give the same windows twice, so two VADs could not be compared.
+ * eSpeak's 22.05 kHz speech as 20 ms frames at Silero's 16 kHz. Fed at another rate, the plugin
+ * resamples it with rtc-node's sox resampler, whose output differs by ±1 in some samples from one
+ * resampler to the next; the model's state carries that on (up to 0.04 in a window's
+ * probability), so two VADs could not be compared window for window.
  */
 function atModelRate(frames: AudioFrame[]): AudioFrame[] {
   const resampler = new AudioResampler(frames[0]!.sampleRate, 16_000, 1, AudioResamplerQuality.HIGH);
