@@ -76,13 +76,16 @@ export async function prepareVoice(config: AppConfig): Promise<CreatedTTS> {
   return voice;
 }
 
+/** Silero with the turn's silence, its graph from the job processes' shared directory. */
+const loadVad = (config: AppConfig) => loadSileroVad({ minSilenceDuration: config.turn.silenceMs, cacheDir: config.worker.compileCacheDir });
+
 export async function prewarm(proc: JobProcess<ProcessData>): Promise<void> {
   // Before any call: the framework logs SIP callers' identities (their numbers) unmasked, and an
   // overloaded VAD warns once per audio window.
   guardLogOutput(process.stdout);
   preloadFetch();
   const config = loadConfig(process.env, { mode: 'worker' });
-  proc.userData.vad = await loadSileroVad({ minSilenceDuration: config.turn.silenceMs, cacheDir: config.worker.compileCacheDir });
+  proc.userData.vad = await loadVad(config);
   flushCompileCache();
 
   const voice = prepareVoice(config);
@@ -150,7 +153,7 @@ export async function entry(ctx: JobContext<ProcessData>): Promise<void> {
   logger.info(caller.logFields, 'caller joined');
 
   // One Silero inference per call: the STT commits at the session's own end of speech.
-  const vad = shareVad(ctx.proc.userData.vad ?? (await loadSileroVad({ minSilenceDuration: config.turn.silenceMs, cacheDir: config.worker.compileCacheDir })));
+  const vad = shareVad(ctx.proc.userData.vad ?? (await loadVad(config)));
   const { voice, fallback } = await pendingVoice;
   ctx.addShutdownCallback(() => voice.close());
 

@@ -77,16 +77,17 @@ async function cachedSession(cacheDir: string): Promise<InferenceSession> {
       rmSync(saved, { force: true });
     }
   }
+  // Written under a name of its own, then renamed: a process starting beside this one reads a
+  // whole graph or none.
+  const writing = `${saved}.${process.pid}.tmp`;
   try {
     mkdirSync(dirname(saved), { recursive: true, mode: 0o700 });
-    // Written under a name of its own, then renamed: a process starting beside this one reads a
-    // whole graph or none.
-    const writing = `${saved}.${process.pid}.tmp`;
     const session = await InferenceSession.create(SILERO_MODEL, { ...PLUGIN_SESSION, graphOptimizationLevel: SAVED_LEVEL, optimizedModelFilePath: writing });
     renameSync(writing, saved);
     return session;
   } catch (error) {
     log().warn({ dir: cacheDir, error: (error as Error).message }, 'the VAD graph cannot be saved; each job process optimizes its own');
+    if (existsSync(writing)) rmSync(writing, { force: true });
     return InferenceSession.create(SILERO_MODEL, PLUGIN_SESSION);
   }
 }
