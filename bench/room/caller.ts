@@ -44,10 +44,15 @@ export interface JoinedCaller extends Caller {
    * can the agent subscribe to it). After a full reconnect rtc-node republishes the track itself,
    * but under load that publication sometimes never carries media (the server logs "publish time
    * out", and the agent hears nothing): a microphone the server has not listed within `withinMs`
-   * is published again, once.
+   * is published again, as a client would, up to `MIC_PUBLISH_ATTEMPTS` times (a publication
+   * after a rebuilt connection may itself time out: "track publication timed out, no response
+   * received from the server").
    */
-  microphoneOnServer(withinMs: number): Promise<{ listed: boolean; republished: boolean }>;
+  microphoneOnServer(withinMs: number): Promise<{ listed: boolean; republished: number; errors: string[] }>;
 }
+
+/** How many times a caller publishes its microphone again when the server does not carry it. */
+const MIC_PUBLISH_ATTEMPTS = 3;
 
 /** `label` names the caller in errors. Throws when the agent is not listening by `deadline` (Date.now() ms). */
 export async function joinCaller(label: string, roomName: string, agentName: string, deadline: number, identity = 'caller'): Promise<JoinedCaller> {
@@ -125,12 +130,21 @@ export async function joinCaller(label: string, roomName: string, agentName: str
       await leaveEarly();
     },
     async microphoneOnServer(withinMs) {
-      if (await listedWithin(withinMs)) return { listed: true, republished: false };
-      for (const publication of [...room.localParticipant!.trackPublications.values()]) {
-        if (publication.sid) await room.localParticipant!.unpublishTrack(publication.sid);
+      if (await listedWithin(withinMs)) return { listed: true, republished: 0, errors: [] };
+      const errors: string[] = [];
+      for (let attempt = 1; attempt <= MIC_PUBLISH_ATTEMPTS; attempt++) {
+        try {
+          for (const publication of [...room.localParticipant!.trackPublications.values()]) {
+            if (publication.sid) await room.localParticipant!.unpublishTrack(publication.sid);
+          }
+          await publishMic();
+        } catch (error) {
+          errors.push(String(error));
+          continue;
+        }
+        if (await listedWithin(withinMs)) return { listed: true, republished: attempt, errors };
       }
-      await publishMic();
-      return { listed: await listedWithin(withinMs), republished: true };
+      return { listed: false, republished: MIC_PUBLISH_ATTEMPTS, errors };
     },
   };
 }

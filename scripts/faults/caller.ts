@@ -94,7 +94,10 @@ async function main(): Promise<void> {
     try {
       if (reconnectedAt !== undefined) {
         const microphone = await caller.microphoneOnServer(10_000);
-        if (microphone.republished) emit('event', { what: `microphone published again: the server did not carry it after the reconnect; ${microphone.listed ? 'now it does' : 'still not'}` });
+        if (microphone.republished > 0) {
+          const tries = `${microphone.republished} time${microphone.republished === 1 ? '' : 's'}${microphone.errors.length > 0 ? ` (${microphone.errors.join('; ')})` : ''}`;
+          emit('event', { what: `microphone published again ${tries}: the server did not carry it after the reconnect; ${microphone.listed ? 'now it does' : 'still not'}` });
+        }
       }
       const before = (await control.openaiStats()).chatReplies.length;
       const r = await runTurn(spec, caller, control, clips, LOUD);
